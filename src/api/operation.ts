@@ -1,0 +1,51 @@
+import type { RealmState } from '../model/realm-state.js';
+import type { UserRecord } from '../model/types.js';
+import type { Shard } from '../shard/shard.js';
+
+/**
+ * An operation is what the shard runs for one route: who may call it, the JSON schema of its
+ * parameters, and the handler. Handlers return the success fields beyond `result` and `msg`, or
+ * throw an ApiError; the dispatcher (shard/dispatch.ts) does the rest.
+ */
+export type AuthMode =
+  /** HTTP Basic email:api_key required. */
+  | 'user'
+  /** No authentication (GET /server_settings, POST /fetch_api_key). */
+  | 'none'
+  /** Credentials used when present; anonymous access allowed where the realm permits it. */
+  | 'optional';
+
+/** Parameter schema: JSON Schema properties (ajv), path parameters included. */
+export interface ParamSchema {
+  properties: Record<string, Record<string, unknown>>;
+  required?: string[];
+}
+
+export interface OpContext<P> {
+  shard: Shard;
+  realm: RealmState;
+  /** The authenticated user; null only for 'none' and anonymous 'optional' calls. */
+  user: UserRecord | null;
+  params: P;
+  userAgent: string;
+  remoteAddr: string;
+}
+
+export interface Operation<P = Record<string, unknown>> {
+  auth: AuthMode;
+  /** Who may call it beyond being authenticated; checked before the parameters. */
+  role?: 'administrator' | 'owner';
+  params?: ParamSchema;
+  handler(ctx: OpContext<P>): Record<string, unknown> | Promise<Record<string, unknown>>;
+}
+
+/** Identity function that gives `params` its type at the definition site. */
+export function operation<P = Record<string, unknown>>(def: Operation<P>): Operation<P> {
+  return def;
+}
+
+/** The authenticated user of a 'user' operation. */
+export function me<P>(ctx: OpContext<P>): UserRecord {
+  if (!ctx.user) throw new Error('operation needs an authenticated user');
+  return ctx.user;
+}

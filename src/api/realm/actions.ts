@@ -1,0 +1,59 @@
+import { generatePassword } from '../../lib/auth.js';
+import { badRequest } from '../../lib/errors.js';
+import { buildSystemGroups } from '../../model/groups.js';
+import { RealmState } from '../../model/realm-state.js';
+import { defaultRealmSettings } from '../../model/realm-settings.js';
+import { ROLE, type RealmRecord, type UserRecord } from '../../model/types.js';
+import type { Shard } from '../../shard/shard.js';
+import { doCreateUser } from '../users/actions.js';
+
+export interface NewRealm {
+  /** Allocated by the realm directory, unique across shards. */
+  id: number;
+  subdomain: string;
+  name: string;
+  ownerEmail: string;
+  ownerFullName: string;
+  /** Generated when absent. */
+  ownerPassword?: string;
+}
+
+export interface CreatedRealm {
+  realm: RealmRecord;
+  owner: UserRecord;
+  ownerPassword: string;
+  url: string;
+}
+
+/** Subdomains as the reference allows them: lower-case letters, digits and inner hyphens. */
+export const SUBDOMAIN = /^(|[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?)$/;
+
+/** Creates a realm with its system groups, default settings and owner account. */
+export async function doCreateRealm(shard: Shard, spec: NewRealm): Promise<CreatedRealm> {
+  if (!SUBDOMAIN.test(spec.subdomain)) throw badRequest(`Invalid subdomain '${spec.subdomain}'`);
+  if (shard.realm(spec.id)) throw badRequest(`Realm ${spec.id} already exists`);
+  const now = Math.floor(Date.now() / 1000);
+  const batch = shard.batch();
+  const groups = buildSystemGroups(() => shard.allocate(batch, 'group'), now);
+  const groupId = (name: string) => groups.find((g) => g.name === name)!.id;
+  const realm: RealmRecord = {
+    id: spec.id,
+    subdomain: spec.subdomain,
+    name: spec.name,
+    description: '',
+    dateCreated: now,
+    deactivated: false,
+    settings: defaultRealmSettings(groupId),
+  };
+  const state = new RealmState(realm);
+  batch.put(shard.store.realms, realm.id, realm);
+  for (const group of groups) {
+    state.setGroup(group);
+    batch.put(shard.store.groups, [realm.id, group.id], group);
+  }
+  await batch.commit();
+  shard.realms.set(realm.id, state);
+  const ownerPassword = spec.ownerPassword ?? generatePassword();
+  const owner = await doCreateUser(shard, state, { email: spec.ownerEmail, fullName: spec.ownerFullName, role: ROLE.owner, password: ownerPassword });
+  return { realm, owner, ownerPassword, url: shard.realmUrl(realm) };
+}

@@ -1,0 +1,34 @@
+import { operation } from '../operation.js';
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../version.js';
+
+/** GET /server_settings: no authentication; what a client needs to show a login prompt. */
+const settings = operation({
+  auth: 'none',
+  handler: ({ shard, realm }) => {
+    const url = shard.realmUrl(realm.realm);
+    return {
+      authentication_methods: {
+        password: true, dev: false, email: true, ldap: false, remoteuser: false,
+        github: false, azuread: false, gitlab: false, apple: false, google: false, saml: false,
+      },
+      external_authentication_methods: [],
+      zulip_feature_level: ZULIP_FEATURE_LEVEL,
+      zulip_version: ZULIP_VERSION,
+      zulip_merge_base: ZULIP_MERGE_BASE,
+      push_notifications_enabled: false,
+      is_incompatible: false,
+      email_auth_enabled: true,
+      require_email_format_usernames: true,
+      realm_uri: url,
+      realm_url: url,
+      realm_name: realm.realm.name,
+      realm_icon: `${url}/static/images/logo/zulip-icon-128x128.png`,
+      realm_description: realm.realm.description,
+      realm_web_public_access_enabled: realm.realm.settings.enable_spectator_access === true,
+    };
+  },
+});
+
+export const operations = {
+  'server.settings': settings,
+};

@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+
+/** The project root: this file is compiled to dist/src/config.js. */
+export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface Config {
+  port: number;
+  bind: string;
+  dataDir: string;
+  externalHost: string | null;
+  scheme: 'http' | 'https';
+  shards: number | null;
+  logLevel: string;
+  rootRealm: { name: string; ownerEmail: string; ownerFullName: string };
+  fetchApiKeyRateLimit: { failures: number; windowSeconds: number };
+}
+
+/** A config with every default filled in, once the listening port is known. */
+export interface ResolvedConfig extends Config {
+  externalHost: string;
+  shards: number;
+}
+
+export class ConfigError extends Error {}
+
+const schema = JSON.parse(readFileSync(resolve(projectRoot, 'schemas/config.schema.json'), 'utf8'));
+const validate = new Ajv({ allErrors: false }).compile<Config>(schema);
+
+function readJson(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${file}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function envInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
+  return Number(raw);
+}
+
+/**
+ * Defaults from config/default.json, then the file named by STOA_CONFIG, then STOA_* variables,
+ * then `overrides` (tests). The result is validated: a bad option stops the start with a message
+ * that names it.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const merged: Record<string, unknown> = readJson(resolve(projectRoot, 'config/default.json'));
+  if (env.STOA_CONFIG) Object.assign(merged, readJson(resolve(env.STOA_CONFIG)));
+  const fromEnv: Partial<Config> = {
+    port: envInt(env, 'STOA_PORT'),
+    bind: env.STOA_BIND || undefined,
+    dataDir: env.STOA_DATA_DIR || undefined,
+    externalHost: env.STOA_EXTERNAL_HOST || undefined,
+    shards: envInt(env, 'STOA_SHARDS'),
+    logLevel: env.STOA_LOG_LEVEL || undefined,
+  };
+  for (const [key, value] of Object.entries({ ...fromEnv, ...overrides })) if (value !== undefined) merged[key] = value;
+  if (!validate(merged)) {
+    const e = validate.errors![0];
+    const where = e.instancePath ? `option "${e.instancePath.slice(1).replace(/\//g, '.')}"` : 'config';
+    const extra = e.keyword === 'additionalProperties' ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"` : '';
+    throw new ConfigError(`invalid ${where}: ${e.message}${extra}`);
+  }
+  merged.dataDir = resolve(merged.dataDir as string);
+  return merged as unknown as Config;
+}
+
+export function resolveConfig(config: Config, port: number): ResolvedConfig {
+  return {
+    ...config,
+    port,
+    externalHost: (config.externalHost ?? `localhost:${port}`).toLowerCase(),
+    shards: config.shards ?? availableParallelism(),
+  };
+}

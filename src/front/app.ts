@@ -1,0 +1,101 @@
+import Koa, { type Context, type Next } from 'koa';
+import Router from '@koa/router';
+import type { ResolvedConfig } from '../config.js';
+import { ApiError, internalErrorBody, notFound, noSuchRealm } from '../lib/errors.js';
+import { log } from '../lib/log.js';
+import { routes } from '../routes.js';
+import type { Reply } from '../shard/dispatch.js';
+import type { ShardPool } from '../shard/pool.js';
+import type { Directory, DirectoryEntry } from '../store/directory.js';
+import { parseParams } from './body.js';
+
+/**
+ * The HTTP front end. It does no business logic: it parses parameters, finds the realm from the
+ * Host header, and hands `{op, realm, credentials, params}` to the shard that owns the realm.
+ */
+export interface FrontEnd {
+  app: Koa;
+  /** Re-reads the realm directory (after a realm is created). */
+  refreshRealms(): void;
+}
+
+function send(ctx: Context, reply: Reply): void {
+  ctx.status = reply.status;
+  if (reply.headers) ctx.set(reply.headers);
+  ctx.type = 'application/json';
+  ctx.body = reply.body;
+}
+
+function sendError(ctx: Context, err: ApiError): void {
+  send(ctx, { status: err.status, body: JSON.stringify(err.body()), headers: err.headers });
+}
+
+export function createFrontEnd(config: ResolvedConfig, directory: Directory, pool: ShardPool): FrontEnd {
+  let realms = new Map<string, DirectoryEntry>();
+  const refreshRealms = () => {
+    realms = new Map(directory.list().map((e) => [e.subdomain, e]));
+  };
+  refreshRealms();
+
+  // Host -> realm. The root realm ('') answers at the external host, realm S at S.<host>; with a
+  // single realm, every host reaches it (a fresh install behind any name or address just works).
+  const external = config.externalHost;
+  function realmFor(host: string): DirectoryEntry {
+    if (realms.size === 1) return realms.values().next().value!;
+    const h = host.toLowerCase();
+    let sub: string | undefined;
+    if (h === external) sub = '';
+    else if (h.endsWith(`.${external}`)) sub = h.slice(0, -external.length - 1);
+    const entry = sub === undefined ? undefined : realms.get(sub);
+    if (!entry) throw noSuchRealm();
+    return entry;
+  }
+
+  const app = new Koa({ proxy: false });
+  app.silent = true;
+
+  app.use(async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (err instanceof ApiError) return sendError(ctx, err);
+      log.error({ err, method: ctx.method, path: ctx.path }, 'unhandled error in front end');
+      ctx.status = 500;
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify(internalErrorBody);
+    }
+  });
+
+  const router = new Router({ prefix: '/api/v1' });
+  for (const route of routes) {
+    const path = route.path.replace(/\{(\w+)\}/g, ':$1');
+    router.register(path, [route.method], [
+      parseParams,
+      async (ctx: Context) => {
+        const realm = realmFor(ctx.host);
+        const reply = await pool.request(realm.shard, {
+          kind: 'request',
+          op: route.op,
+          realmId: realm.id,
+          authorization: ctx.get('authorization') || undefined,
+          params: ctx.state.params,
+          pathParams: (ctx as unknown as { params: Record<string, string> }).params,
+          userAgent: ctx.get('user-agent'),
+          remoteAddr: ctx.ip,
+        });
+        send(ctx, reply);
+      },
+    ]);
+  }
+  // Unknown endpoints and wrong methods still answer in JSON.
+  app.use(async (ctx: Context, next: Next) => {
+    await next();
+    if (ctx.body != null) return;
+    if (ctx.status === 405) sendError(ctx, new ApiError('Method Not Allowed', { status: 405 }));
+    else sendError(ctx, notFound());
+  });
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+
+  return { app, refreshRealms };
+}

@@ -1,0 +1,88 @@
+import type { GroupRecord, RealmRecord, StreamRecord, SubscriptionRecord, UserRecord } from './types.js';
+
+/**
+ * One realm's organization model, held in memory by the shard that owns the realm.
+ *
+ * The shard's thread is the only writer, so these maps need no locks. Every change is made here
+ * and written to LMDB in the same do-action (see store/shard-store.ts WriteBatch); on start the
+ * shard rebuilds this from a range read per table.
+ */
+export class RealmState {
+  readonly users = new Map<number, UserRecord>();
+  /** Lower-cased email -> user. */
+  readonly usersByEmail = new Map<string, UserRecord>();
+  readonly streams = new Map<number, StreamRecord>();
+  /** Lower-cased channel name -> channel. */
+  readonly streamsByName = new Map<string, StreamRecord>();
+  /** userId -> (streamId -> subscription). */
+  readonly subsByUser = new Map<number, Map<number, SubscriptionRecord>>();
+  /** streamId -> subscriber user ids. */
+  readonly subscribers = new Map<number, Set<number>>();
+  readonly groups = new Map<number, GroupRecord>();
+  /** System group name (role:members, ...) -> id. */
+  readonly systemGroups = new Map<string, number>();
+
+  constructor(public realm: RealmRecord) {}
+
+  get id(): number {
+    return this.realm.id;
+  }
+
+  setUser(user: UserRecord, previousEmail?: string): void {
+    if (previousEmail !== undefined) this.usersByEmail.delete(previousEmail.toLowerCase());
+    this.users.set(user.id, user);
+    this.usersByEmail.set(user.email.toLowerCase(), user);
+  }
+
+  userByEmail(email: string): UserRecord | undefined {
+    return this.usersByEmail.get(email.toLowerCase());
+  }
+
+  setStream(stream: StreamRecord, previousName?: string): void {
+    if (previousName !== undefined) this.streamsByName.delete(previousName.toLowerCase());
+    this.streams.set(stream.id, stream);
+    this.streamsByName.set(stream.name.toLowerCase(), stream);
+    if (!this.subscribers.has(stream.id)) this.subscribers.set(stream.id, new Set());
+  }
+
+  streamByName(name: string): StreamRecord | undefined {
+    return this.streamsByName.get(name.toLowerCase());
+  }
+
+  subscription(userId: number, streamId: number): SubscriptionRecord | undefined {
+    return this.subsByUser.get(userId)?.get(streamId);
+  }
+
+  setSubscription(sub: SubscriptionRecord): void {
+    let mine = this.subsByUser.get(sub.userId);
+    if (!mine) this.subsByUser.set(sub.userId, (mine = new Map()));
+    mine.set(sub.streamId, sub);
+    let set = this.subscribers.get(sub.streamId);
+    if (!set) this.subscribers.set(sub.streamId, (set = new Set()));
+    set.add(sub.userId);
+  }
+
+  removeSubscription(userId: number, streamId: number): void {
+    this.subsByUser.get(userId)?.delete(streamId);
+    this.subscribers.get(streamId)?.delete(userId);
+  }
+
+  subscriptionsOf(userId: number): Map<number, SubscriptionRecord> {
+    return this.subsByUser.get(userId) ?? new Map();
+  }
+
+  subscriberIds(streamId: number): Set<number> {
+    return this.subscribers.get(streamId) ?? new Set();
+  }
+
+  setGroup(group: GroupRecord): void {
+    this.groups.set(group.id, group);
+    if (group.isSystemGroup) this.systemGroups.set(group.name, group.id);
+  }
+
+  systemGroupId(name: string): number {
+    const id = this.systemGroups.get(name);
+    if (id === undefined) throw new Error(`realm ${this.id} has no system group ${name}`);
+    return id;
+  }
+}

@@ -1,0 +1,46 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CreatedRealm, NewRealm } from './api/realm/actions.js';
+import { SUBDOMAIN } from './api/realm/actions.js';
+import type { ResolvedConfig } from './config.js';
+import type { Directory } from './store/directory.js';
+
+export class RealmCreationError extends Error {}
+
+export interface RealmArgs {
+  subdomain: string;
+  name: string;
+  ownerEmail: string;
+  ownerFullName: string;
+  ownerPassword?: string;
+}
+
+/** Runs doCreateRealm on the shard that will own the realm: through the pool, or in-process. */
+export type ShardRunner = (shard: number, spec: NewRealm) => Promise<CreatedRealm>;
+
+export function zuliprcPath(dataDir: string, subdomain: string): string {
+  return join(dataDir, subdomain ? `${subdomain}.zuliprc` : 'zuliprc');
+}
+
+/** The standard zuliprc the Python bindings, zulip-js and zulip-terminal read. */
+export function zuliprcText(created: CreatedRealm): string {
+  return `[api]\nemail=${created.owner.email}\nkey=${created.owner.apiKey}\nsite=${created.url}\n`;
+}
+
+/**
+ * Creates a realm end to end: picks its id and shard in the directory, has that shard create
+ * the realm and its owner, records the realm, and writes the owner's zuliprc.
+ */
+export async function createRealm(config: ResolvedConfig, directory: Directory, run: ShardRunner, args: RealmArgs): Promise<CreatedRealm & { zuliprc: string }> {
+  if (!SUBDOMAIN.test(args.subdomain)) {
+    throw new RealmCreationError(`invalid subdomain "${args.subdomain}": use lower-case letters, digits and inner hyphens`);
+  }
+  if (directory.get(args.subdomain)) throw new RealmCreationError(`subdomain "${args.subdomain}" is already in use`);
+  const shardCount = Math.max(config.shards, directory.shardsInUse());
+  const { id, shard } = directory.plan(args.subdomain, shardCount);
+  const created = await run(shard, { id, ...args });
+  await directory.add({ id, subdomain: args.subdomain, name: args.name, shard });
+  const zuliprc = zuliprcPath(config.dataDir, args.subdomain);
+  await writeFile(zuliprc, zuliprcText(created), { mode: 0o600 });
+  return { ...created, zuliprc };
+}

@@ -1,0 +1,41 @@
+/**
+ * Every endpoint, in one table: method, path (as the OpenAPI reference writes it, under
+ * /api/v1) and the shard operation that serves it. The operations live in src/api/<resource>/
+ * and are collected in src/api/registry.ts; test/routes.test.ts checks the two agree.
+ */
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export interface Route {
+  method: Method;
+  path: string;
+  op: string;
+}
+
+const r = (method: Method, path: string, op: string): Route => ({ method, path, op });
+
+export const routes: readonly Route[] = [
+  r('GET', '/server_settings', 'server.settings'),
+  r('POST', '/fetch_api_key', 'server.fetchApiKey'),
+
+  r('PATCH', '/realm', 'realm.update'),
+
+  r('GET', '/users', 'users.list'),
+  r('POST', '/users', 'users.create'),
+  r('GET', '/users/me', 'users.me'),
+  // One route serves both /users/{user_id} and /users/{email}: a path segment cannot tell them
+  // apart before the handler looks at it.
+  r('GET', '/users/{user_id_or_email}', 'users.get'),
+
+  r('GET', '/streams', 'streams.list'),
+  r('GET', '/streams/{stream_id}', 'streams.get'),
+  r('GET', '/get_stream_id', 'streams.getId'),
+
+  r('GET', '/users/me/subscriptions', 'subscriptions.list'),
+  r('POST', '/users/me/subscriptions', 'subscriptions.add'),
+  r('DELETE', '/users/me/subscriptions', 'subscriptions.remove'),
+
+  r('POST', '/users/me/apns_device_token', 'devices.addApns'),
+  r('DELETE', '/users/me/apns_device_token', 'devices.removeApns'),
+  r('POST', '/users/me/android_gcm_reg_id', 'devices.addGcm'),
+  r('DELETE', '/users/me/android_gcm_reg_id', 'devices.removeGcm'),
+];

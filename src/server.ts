@@ -1,0 +1,65 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
+import type { CreatedRealm } from './api/realm/actions.js';
+import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from './config.js';
+import { createFrontEnd } from './front/app.js';
+import { setLogLevel } from './lib/log.js';
+import { createRealm } from './realms.js';
+import { ShardPool } from './shard/pool.js';
+import { Directory } from './store/directory.js';
+
+export interface RunningServer {
+  config: ResolvedConfig;
+  url: string;
+  port: number;
+  /** Set on the first start with an empty data directory: the root realm and its owner. */
+  bootstrap: (CreatedRealm & { zuliprc: string }) | null;
+  /** Stops accepting, lets in-flight requests finish, flushes LMDB. */
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, bind: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, bind, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
+  setLogLevel(config.logLevel);
+  mkdirSync(config.dataDir, { recursive: true });
+  const directory = new Directory(config.dataDir);
+  const http = createServer();
+  const port = await listen(http, config.port, config.bind);
+  const resolved = resolveConfig(config, port);
+  resolved.shards = Math.max(resolved.shards, directory.shardsInUse());
+  const pool = new ShardPool(resolved);
+  const front = createFrontEnd(resolved, directory, pool);
+
+  let bootstrap: RunningServer['bootstrap'] = null;
+  if (directory.list().length === 0) {
+    const { name, ownerEmail, ownerFullName } = resolved.rootRealm;
+    bootstrap = await createRealm(resolved, directory, (shard, spec) => pool.admin(shard, { kind: 'admin', op: 'createRealm', spec }), {
+      subdomain: '',
+      name,
+      ownerEmail,
+      ownerFullName,
+    });
+    front.refreshRealms();
+  }
+  http.on('request', front.app.callback());
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeIdleConnections();
+      });
+      await pool.close();
+      await directory.close();
+    })());
+
+  return { config: resolved, url: `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`, port, bootstrap, close };
+}

@@ -1,0 +1,86 @@
+import type { OpContext, Operation } from '../api/operation.js';
+import { operations } from '../api/registry.js';
+import { constantTimeEqual, parseBasic } from '../lib/auth.js';
+import { ApiError, badRequest, internalErrorBody, invalidApiKey, realmDeactivated, unauthorized, userDeactivated } from '../lib/errors.js';
+import { log } from '../lib/log.js';
+import { parseParams } from '../lib/params.js';
+import type { RealmState } from '../model/realm-state.js';
+import { ROLE, type UserRecord } from '../model/types.js';
+import type { Shard } from './shard.js';
+
+/** What the front end sends for one HTTP request. */
+export interface RequestTask {
+  kind: 'request';
+  op: string;
+  realmId: number;
+  authorization?: string;
+  /** Query string and body, merged; values are text or, from a JSON body, JSON values. */
+  params: Record<string, unknown>;
+  pathParams: Record<string, string>;
+  userAgent: string;
+  remoteAddr: string;
+}
+
+/** The answer, serialised in the shard so the front end only writes bytes. */
+export interface Reply {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+// Compared against when the email is unknown, so a miss costs what a wrong key costs.
+const DUMMY_KEY = 'x'.repeat(32);
+
+/**
+ * HTTP Basic email:api_key against the realm's users. A user of another realm is simply not
+ * found here: credentials never cross realms.
+ */
+function authenticate(realm: RealmState, header: string | undefined, required: boolean): UserRecord | null {
+  if (!header) {
+    if (required) throw unauthorized();
+    return null;
+  }
+  const creds = parseBasic(header);
+  if (!creds) throw unauthorized('This endpoint requires HTTP basic authentication.');
+  const user = realm.userByEmail(creds.username);
+  const ok = constantTimeEqual(user?.apiKey ?? DUMMY_KEY, creds.password);
+  if (!user || !ok) throw invalidApiKey();
+  if (realm.realm.deactivated) throw realmDeactivated();
+  if (!user.isActive) throw userDeactivated();
+  return user;
+}
+
+function checkRole(op: Operation, user: UserRecord | null): void {
+  if (!op.role || !user) return;
+  if (op.role === 'administrator' && user.role > ROLE.administrator) throw badRequest('Must be an organization administrator');
+  if (op.role === 'owner' && user.role > ROLE.owner) throw badRequest('Must be an organization owner');
+}
+
+function success(fields: Record<string, unknown>, ignored: string[]): Reply {
+  const body: Record<string, unknown> = { result: 'success', msg: '', ...fields };
+  if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
+  return { status: 200, body: JSON.stringify(body) };
+}
+
+export function errorReply(err: ApiError): Reply {
+  return { status: err.status, body: JSON.stringify(err.body()), headers: err.headers };
+}
+
+export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> {
+  try {
+    const op = operations[task.op];
+    if (!op) throw new Error(`no operation ${task.op}`);
+    const realm = shard.realm(task.realmId);
+    if (!realm) throw new Error(`shard ${shard.index} does not own realm ${task.realmId}`);
+    if (op.auth !== 'none' && realm.realm.deactivated && !task.authorization) throw realmDeactivated();
+    const user = op.auth === 'none' ? null : authenticate(realm, task.authorization, op.auth === 'user');
+    checkRole(op, user);
+    const { params, ignored } = parseParams<Record<string, unknown>>(op.params, task.params, task.pathParams);
+    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr };
+    return success(await op.handler(ctx), ignored);
+  } catch (err) {
+    if (err instanceof ApiError) return errorReply(err);
+    log.error({ err, op: task.op, shard: shard.index }, 'unhandled error in operation');
+    return { status: 500, body: JSON.stringify(internalErrorBody) };
+  }
+}

@@ -1,0 +1,49 @@
+import { Piscina } from 'piscina';
+import type { ResolvedConfig } from '../config.js';
+import type { Reply, RequestTask } from './dispatch.js';
+import type { AdminTask } from './admin.js';
+
+/**
+ * The shard actors. Each shard is a piscina pool of exactly one thread, so a realm always reaches
+ * the same thread and its state needs no locks. Atomics are disabled and the concurrency limit
+ * is high, so the thread keeps its event loop: timers run, and a task that awaits (a parked
+ * long-poll, an LMDB commit) never blocks the tasks queued behind it. idleTimeout is infinite:
+ * the thread holds the shard's state and must never be recycled.
+ */
+export class ShardPool {
+  private readonly pools: Piscina[];
+
+  constructor(config: ResolvedConfig) {
+    const filename = new URL('./worker.js', import.meta.url).href;
+    this.pools = Array.from({ length: config.shards }, (_, index) =>
+      new Piscina({
+        filename,
+        minThreads: 1,
+        maxThreads: 1,
+        idleTimeout: Infinity,
+        concurrentTasksPerWorker: 100_000,
+        maxQueue: Infinity,
+        atomics: 'disabled',
+        workerData: { index, config },
+      }),
+    );
+  }
+
+  get size(): number {
+    return this.pools.length;
+  }
+
+  request(shard: number, task: RequestTask): Promise<Reply> {
+    return this.pools[shard].run(task);
+  }
+
+  admin<T>(shard: number, task: AdminTask): Promise<T> {
+    return this.pools[shard].run(task);
+  }
+
+  /** Flushes and closes every shard's LMDB environment, then stops the threads. */
+  async close(): Promise<void> {
+    await Promise.all(this.pools.map((pool) => pool.run({ kind: 'close' })));
+    await Promise.all(this.pools.map((pool) => pool.destroy()));
+  }
+}

@@ -1,0 +1,72 @@
+import type { ResolvedConfig } from '../config.js';
+import { RealmState } from '../model/realm-state.js';
+import type { GroupRecord, RealmRecord, StreamRecord, SubscriptionRecord, UserRecord } from '../model/types.js';
+import { openShardStore, WriteBatch, type ShardStore } from '../store/shard-store.js';
+import { EventBus } from './events.js';
+
+/**
+ * A shard: the realms it owns, their in-memory state, and its LMDB environment. It runs on one
+ * thread (a one-thread piscina pool, see shard/pool.ts), or in-process for the admin CLI while
+ * the server is stopped.
+ */
+export class Shard {
+  readonly realms = new Map<number, RealmState>();
+  readonly events = new EventBus();
+  private readonly seq = new Map<string, number>();
+
+  private constructor(
+    readonly index: number,
+    readonly config: ResolvedConfig,
+    readonly store: ShardStore,
+  ) {}
+
+  static open(index: number, config: ResolvedConfig): Shard {
+    const shard = new Shard(index, config, openShardStore(config.dataDir, index));
+    shard.load();
+    return shard;
+  }
+
+  private load(): void {
+    const { store } = this;
+    for (const { key, value } of store.meta.getRange({ start: 'seq:', end: 'seq;' })) this.seq.set(String(key).slice(4), value as number);
+    for (const { value } of store.realms.getRange({})) this.realms.set((value as RealmRecord).id, new RealmState(value as RealmRecord));
+    for (const { key, value } of store.users.getRange({})) this.realmOf(key).setUser(value as UserRecord);
+    for (const { key, value } of store.streams.getRange({})) this.realmOf(key).setStream(value as StreamRecord);
+    for (const { key, value } of store.subs.getRange({})) this.realmOf(key).setSubscription(value as SubscriptionRecord);
+    for (const { key, value } of store.groups.getRange({})) this.realmOf(key).setGroup(value as GroupRecord);
+  }
+
+  private realmOf(key: unknown): RealmState {
+    const realmId = (key as number[])[0];
+    const realm = this.realms.get(realmId);
+    if (!realm) throw new Error(`shard ${this.index}: record for unknown realm ${realmId}`);
+    return realm;
+  }
+
+  batch(): WriteBatch {
+    return new WriteBatch(this.store);
+  }
+
+  /** Hands out the next id of a kind, recording the counter in the action's batch. */
+  allocate(batch: WriteBatch, kind: string): number {
+    const id = (this.seq.get(kind) ?? 0) + 1;
+    this.seq.set(kind, id);
+    batch.put(this.store.meta, `seq:${kind}`, id);
+    return id;
+  }
+
+  realm(id: number): RealmState | undefined {
+    return this.realms.get(id);
+  }
+
+  /** The URL a realm answers at: the external host, or `<subdomain>.<external host>`. */
+  realmUrl(realm: RealmRecord): string {
+    const host = realm.subdomain ? `${realm.subdomain}.${this.config.externalHost}` : this.config.externalHost;
+    return `${this.config.scheme}://${host}`;
+  }
+
+  async close(): Promise<void> {
+    await this.store.env.flushed;
+    await this.store.env.close();
+  }
+}

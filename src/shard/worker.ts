@@ -1,0 +1,25 @@
+import { workerData } from 'node:worker_threads';
+import type { ResolvedConfig } from '../config.js';
+import { setLogLevel } from '../lib/log.js';
+import { runAdmin, type AdminTask } from './admin.js';
+import { dispatch, type RequestTask } from './dispatch.js';
+import { Shard } from './shard.js';
+
+/** Piscina entry point: one module instance per shard thread, holding that shard's state. */
+const { index, config } = workerData as { index: number; config: ResolvedConfig };
+setLogLevel(config.logLevel);
+const shard = Shard.open(index, config);
+
+export type ShardTask = RequestTask | AdminTask | { kind: 'close' };
+
+export default async function handle(task: ShardTask): Promise<unknown> {
+  switch (task.kind) {
+    case 'request':
+      return dispatch(shard, task);
+    case 'admin':
+      return runAdmin(shard, task);
+    case 'close':
+      await shard.close();
+      return null;
+  }
+}

@@ -1,0 +1,66 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { open, type Database, type RootDatabase } from 'lmdb';
+
+/**
+ * The realm directory: which shard owns which realm. It lives in its own small LMDB
+ * environment (<dataDir>/directory), read by the front end to route requests and written only
+ * when a realm is created (first start, or the admin CLI while the server is stopped).
+ *
+ *   realms  subdomain     -> DirectoryEntry
+ *   meta    'seq:realm'   -> last realm id handed out
+ *
+ * A realm's shard is chosen by hashing its subdomain once and then recorded: changing the shard
+ * count later moves no realm.
+ */
+export interface DirectoryEntry {
+  id: number;
+  subdomain: string;
+  name: string;
+  shard: number;
+}
+
+export class Directory {
+  private readonly env: RootDatabase;
+  private readonly realms: Database<DirectoryEntry, string>;
+  private readonly meta: Database<number, string>;
+
+  constructor(dataDir: string) {
+    const path = join(dataDir, 'directory');
+    mkdirSync(path, { recursive: true });
+    this.env = open({ path, maxDbs: 4 });
+    this.realms = this.env.openDB({ name: 'realms' });
+    this.meta = this.env.openDB({ name: 'meta' });
+  }
+
+  list(): DirectoryEntry[] {
+    return [...this.realms.getRange({})].map(({ value }) => value);
+  }
+
+  get(subdomain: string): DirectoryEntry | undefined {
+    return this.realms.get(subdomain);
+  }
+
+  /** The number of shards the recorded realms need: one past the highest shard in use. */
+  shardsInUse(): number {
+    return this.list().reduce((n, e) => Math.max(n, e.shard + 1), 0);
+  }
+
+  /** Picks an id and a shard for a new realm. Nothing is recorded until add(). */
+  plan(subdomain: string, shardCount: number): { id: number; shard: number } {
+    const digest = createHash('sha256').update(subdomain).digest();
+    return { id: (this.meta.get('seq:realm') ?? 0) + 1, shard: digest.readUInt32BE(0) % shardCount };
+  }
+
+  async add(entry: DirectoryEntry): Promise<void> {
+    await this.env.transaction(() => {
+      this.realms.put(entry.subdomain, entry);
+      this.meta.put('seq:realm', Math.max(entry.id, this.meta.get('seq:realm') ?? 0));
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.env.close();
+  }
+}

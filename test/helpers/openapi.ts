@@ -1,0 +1,89 @@
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { parse } from 'yaml';
+
+/**
+ * Validates our 2xx responses against the reference server's OpenAPI description
+ * (shared/reference/zulip-openapi.yaml, Zulip 10.2). The operation is found from the method and
+ * the concrete path; its 200 response schema is checked with ajv, additionalProperties as the
+ * schema says. Deliberate differences are listed in DEVIATIONS with the reason.
+ */
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const yamlPath = [resolve(root, '../shared/reference/zulip-openapi.yaml'), resolve(root, 'shared/reference/zulip-openapi.yaml')].find(existsSync);
+const cachePath = resolve(root, 'dist/.openapi.json');
+
+/** Endpoints and fields where we knowingly differ from the reference, and why. */
+export const DEVIATIONS: { method: string; path: string; reason: string }[] = [
+  { method: 'PATCH', path: '/realm', reason: 'the reference documents no PATCH /realm; settings reach clients through /register' },
+];
+
+type Doc = { paths: Record<string, Record<string, any>>; components: Record<string, any> };
+
+function loadDoc(): Doc {
+  if (!yamlPath) throw new Error('shared/reference/zulip-openapi.yaml not found beside the project');
+  if (existsSync(cachePath) && statSync(cachePath).mtimeMs > statSync(yamlPath).mtimeMs) {
+    return JSON.parse(readFileSync(cachePath, 'utf8'));
+  }
+  const doc = parse(readFileSync(yamlPath, 'utf8'), { maxAliasCount: -1 }) as Doc;
+  try {
+    writeFileSync(cachePath, JSON.stringify(doc));
+  } catch {
+    // A read-only tree only costs the parse each time.
+  }
+  return doc;
+}
+
+let doc: Doc | null = null;
+let ajv: Ajv | null = null;
+const compiled = new Map<string, ValidateFunction | null>();
+
+function templateRegex(template: string): RegExp {
+  const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+');
+  return new RegExp(`^${escaped.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+}
+
+/** The reference's path template for a concrete path: literal segments win over parameters. */
+export function findTemplate(method: string, path: string): string | null {
+  doc ??= loadDoc();
+  const candidates = Object.keys(doc.paths)
+    .filter((t) => doc!.paths[t][method.toLowerCase()] && templateRegex(t).test(path))
+    .sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
+  return candidates[0] ?? null;
+}
+
+const pointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+function validatorFor(method: string, template: string): ValidateFunction | null {
+  const key = `${method} ${template}`;
+  if (compiled.has(key)) return compiled.get(key)!;
+  doc ??= loadDoc();
+  if (!ajv) {
+    ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
+    ajv.addSchema({ ...doc, $id: 'zulip' } as object);
+  }
+  let response = doc.paths[template][method.toLowerCase()].responses?.['200'];
+  let base = `zulip#/paths/${pointer(template)}/${method.toLowerCase()}/responses/200`;
+  if (response?.$ref) {
+    base = `zulip${response.$ref}`;
+    response = doc.components.responses[response.$ref.split('/').pop()];
+  }
+  const fn = response?.content?.['application/json']?.schema ? ajv.compile({ $ref: `${base}/content/application~1json/schema` }) : null;
+  compiled.set(key, fn);
+  return fn;
+}
+
+/** Throws with the schema errors when a 2xx body does not match the reference. */
+export function checkResponse(method: string, path: string, body: unknown): void {
+  const m = method.toUpperCase();
+  if (DEVIATIONS.some((d) => d.method === m && d.path === path)) return;
+  const template = findTemplate(m, path);
+  if (!template) throw new Error(`${m} ${path}: not in the OpenAPI reference; document it in DEVIATIONS if deliberate`);
+  const validate = validatorFor(m, template);
+  if (!validate) return;
+  if (!validate(body)) {
+    const errors = validate.errors!.slice(0, 8).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+    throw new Error(`${m} ${path} does not match the reference schema (${template}):\n  ${errors.join('\n  ')}`);
+  }
+}
