@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { log } from './lib/log.js';
 import { startServer } from './server.js';
+import { DataDirLockedError } from './store/lock.js';
 
 /** `npm start`: validate the config, start, print the first owner's credentials, stop on signals. */
 async function main(): Promise<void> {
@@ -45,6 +46,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
+  // Another server (or an admin command) has the data directory: an expected refusal, not a crash.
+  if (err instanceof DataDirLockedError) {
+    console.error(`stoa: ${err.message}`);
+    process.exit(1);
+  }
   console.error(`stoa: failed to start: ${err instanceof Error ? err.message : err}`);
   log.fatal({ err }, 'start failed');
   process.exit(1);

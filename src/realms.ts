@@ -37,7 +37,7 @@ export async function createRealm(config: ResolvedConfig, directory: Directory, 
   }
   if (directory.get(args.subdomain)) throw new RealmCreationError(`subdomain "${args.subdomain}" is already in use`);
   const shardCount = Math.max(config.shards, directory.shardsInUse());
-  const { id, shard } = directory.plan(args.subdomain, shardCount);
+  const { id, shard } = await directory.reserve(args.subdomain, shardCount);
   const created = await run(shard, { id, ...args });
   await directory.add({ id, subdomain: args.subdomain, name: args.name, shard });
   const zuliprc = zuliprcPath(config.dataDir, args.subdomain);

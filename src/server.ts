@@ -8,6 +8,7 @@ import { setLogLevel } from './lib/log.js';
 import { createRealm } from './realms.js';
 import { ShardPool } from './shard/pool.js';
 import { Directory } from './store/directory.js';
+import { acquireLock, type DataDirLock } from './store/lock.js';
 
 export interface RunningServer {
   config: ResolvedConfig;
@@ -29,6 +30,17 @@ function listen(server: Server, port: number, bind: string): Promise<number> {
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
   setLogLevel(config.logLevel);
   mkdirSync(config.dataDir, { recursive: true });
+  // One writer per data directory: refuse a second server, and the admin CLI while we run.
+  const lock = acquireLock(config.dataDir);
+  try {
+    return await start(config, lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function start(config: Config, lock: DataDirLock): Promise<RunningServer> {
   const directory = new Directory(config.dataDir);
   const http = createServer();
   const port = await listen(http, config.port, config.bind);
@@ -59,6 +71,7 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
       });
       await pool.close();
       await directory.close();
+      lock.release();
     })());
 
   return { config: resolved, url: `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`, port, bootstrap, close };

@@ -1,9 +1,17 @@
 import type { Operation } from './operation.js';
+import { operations as devices } from './devices/index.js';
+import { operations as realm } from './realm/index.js';
 import { operations as server } from './server/index.js';
+import { operations as streams } from './streams/index.js';
+import { operations as subscriptions } from './subscriptions/index.js';
 import { operations as users } from './users/index.js';
 
 /** Every operation the shards run, by the name the route table (src/routes.ts) uses. */
 export const operations: Record<string, Operation<any>> = {
+  ...devices,
+  ...realm,
   ...server,
+  ...streams,
+  ...subscriptions,
   ...users,
 };

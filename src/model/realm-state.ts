@@ -16,8 +16,10 @@ export class RealmState {
   readonly streamsByName = new Map<string, StreamRecord>();
   /** userId -> (streamId -> subscription). */
   readonly subsByUser = new Map<number, Map<number, SubscriptionRecord>>();
-  /** streamId -> subscriber user ids. */
+  /** streamId -> subscriber user ids (deactivated users included: filter on isActive). */
   readonly subscribers = new Map<number, Set<number>>();
+  /** Ids of the realm default channels, derived from StreamRecord.isDefault. */
+  readonly defaultStreamIds = new Set<number>();
   readonly groups = new Map<number, GroupRecord>();
   /** System group name (role:members, ...) -> id. */
   readonly systemGroups = new Map<string, number>();
@@ -42,6 +44,8 @@ export class RealmState {
     if (previousName !== undefined) this.streamsByName.delete(previousName.toLowerCase());
     this.streams.set(stream.id, stream);
     this.streamsByName.set(stream.name.toLowerCase(), stream);
+    if (stream.isDefault) this.defaultStreamIds.add(stream.id);
+    else this.defaultStreamIds.delete(stream.id);
     if (!this.subscribers.has(stream.id)) this.subscribers.set(stream.id, new Set());
   }
 

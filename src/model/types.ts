@@ -50,20 +50,30 @@ export interface StreamRecord {
   historyPublicToSubscribers: boolean;
   isWebPublic: boolean;
   isArchived: boolean;
+  /** A realm default channel: new users are subscribed to it (the reference's DefaultStream). */
+  isDefault: boolean;
   /** Seconds. */
   dateCreated: number;
   creatorId: number | null;
+  /** null: the realm's setting; -1: forever. */
   messageRetentionDays: number | null;
-  /** Permission group settings of the channel: a group id or an anonymous group. */
+  /**
+   * The channel's permission group settings by reference name (can_add_subscribers_group,
+   * can_administer_channel_group, can_remove_subscribers_group, can_send_message_group,
+   * can_subscribe_group): a group id, or an anonymous group stored inline.
+   */
   groups: Record<string, GroupSetting>;
 }
 
+/** One user's subscription to one channel; deleted on unsubscribe. */
 export interface SubscriptionRecord {
   userId: number;
   streamId: number;
+  /** '#rrggbb'. */
   color: string;
   isMuted: boolean;
   pinToTop: boolean;
+  /** null: inherit the user's setting (enable_stream_desktop_notifications, ...). */
   desktopNotifications: boolean | null;
   audibleNotifications: boolean | null;
   pushNotifications: boolean | null;
@@ -88,9 +98,19 @@ export interface GroupRecord {
   settings: Record<string, GroupSetting>;
 }
 
+/**
+ * A mobile push device token, stored under [realmId, userId, kind, token] (store/shard-store.ts;
+ * a token too long for an LMDB key is keyed by its digest, see api/devices/actions.ts).
+ * Tokens are per user: two users may register the same token, each removes only their own.
+ */
 export interface DeviceRecord {
+  userId: number;
   kind: 'apns' | 'gcm';
   token: string;
+  /** The iOS app's bundle id; required for APNs since feature level 223, null for FCM. */
   appid: string | null;
+  /** Seconds. */
   dateCreated: number;
+  /** Seconds; bumped when the device registers the same token again. */
+  lastUpdated: number;
 }

@@ -1,7 +1,7 @@
 import type { OpContext, Operation } from '../api/operation.js';
 import { operations } from '../api/registry.js';
 import { constantTimeEqual, parseBasic } from '../lib/auth.js';
-import { ApiError, badRequest, internalErrorBody, invalidApiKey, realmDeactivated, unauthorized, userDeactivated } from '../lib/errors.js';
+import { ApiError, internalErrorBody, invalidApiKey, realmDeactivated, unauthorized, userDeactivated } from '../lib/errors.js';
 import { log } from '../lib/log.js';
 import { parseParams } from '../lib/params.js';
 import type { RealmState } from '../model/realm-state.js';
@@ -52,8 +52,8 @@ function authenticate(realm: RealmState, header: string | undefined, required: b
 
 function checkRole(op: Operation, user: UserRecord | null): void {
   if (!op.role || !user) return;
-  if (op.role === 'administrator' && user.role > ROLE.administrator) throw badRequest('Must be an organization administrator');
-  if (op.role === 'owner' && user.role > ROLE.owner) throw badRequest('Must be an organization owner');
+  if (op.role === 'administrator' && user.role > ROLE.administrator) throw new ApiError('Must be an organization administrator', { code: 'UNAUTHORIZED_PRINCIPAL' });
+  if (op.role === 'owner' && user.role > ROLE.owner) throw new ApiError('Must be an organization owner', { code: 'UNAUTHORIZED_PRINCIPAL' });
 }
 
 function success(fields: Record<string, unknown>, ignored: string[]): Reply {

@@ -47,17 +47,23 @@ export class Directory {
     return this.list().reduce((n, e) => Math.max(n, e.shard + 1), 0);
   }
 
-  /** Picks an id and a shard for a new realm. Nothing is recorded until add(). */
-  plan(subdomain: string, shardCount: number): { id: number; shard: number } {
+  /**
+   * Reserves an id and picks a shard for a new realm. The id is committed before the shard
+   * creates the realm, so a creation that fails half-way burns its id instead of leaving a
+   * half-made realm that the next creation would collide with.
+   */
+  async reserve(subdomain: string, shardCount: number): Promise<{ id: number; shard: number }> {
     const digest = createHash('sha256').update(subdomain).digest();
-    return { id: (this.meta.get('seq:realm') ?? 0) + 1, shard: digest.readUInt32BE(0) % shardCount };
+    let id = 0;
+    await this.env.transaction(() => {
+      id = (this.meta.get('seq:realm') ?? 0) + 1;
+      this.meta.put('seq:realm', id);
+    });
+    return { id, shard: digest.readUInt32BE(0) % shardCount };
   }
 
   async add(entry: DirectoryEntry): Promise<void> {
-    await this.env.transaction(() => {
-      this.realms.put(entry.subdomain, entry);
-      this.meta.put('seq:realm', Math.max(entry.id, this.meta.get('seq:realm') ?? 0));
-    });
+    await this.realms.put(entry.subdomain, entry);
   }
 
   async close(): Promise<void> {

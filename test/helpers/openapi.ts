@@ -21,12 +21,29 @@ export const DEVIATIONS: { method: string; path: string; reason: string }[] = [
 
 type Doc = { paths: Record<string, Record<string, any>>; components: Record<string, any> };
 
+/**
+ * OpenAPI 3.0's `nullable` only means something beside a `type`; without one the schema admits
+ * any value already. ajv refuses the bare form, which the reference uses in allOf overrides
+ * (`avatar_url: {nullable: true}`), so it is dropped there.
+ */
+function dropBareNullable(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(dropBareNullable);
+  if (node && typeof node === 'object') {
+    const obj = node as Record<string, unknown>;
+    if (obj.nullable === true && obj.type === undefined) delete obj.nullable;
+    for (const value of Object.values(obj)) dropBareNullable(value);
+  }
+}
+
 function loadDoc(): Doc {
   if (!yamlPath) throw new Error('shared/reference/zulip-openapi.yaml not found beside the project');
   if (existsSync(cachePath) && statSync(cachePath).mtimeMs > statSync(yamlPath).mtimeMs) {
-    return JSON.parse(readFileSync(cachePath, 'utf8'));
+    const cached = JSON.parse(readFileSync(cachePath, 'utf8'));
+    dropBareNullable(cached);
+    return cached;
   }
   const doc = parse(readFileSync(yamlPath, 'utf8'), { maxAliasCount: -1 }) as Doc;
+  dropBareNullable(doc);
   try {
     writeFileSync(cachePath, JSON.stringify(doc));
   } catch {

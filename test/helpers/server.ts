@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,12 +50,25 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(t: { teardown(fn: () => unknown): void }, overrides: Partial<Config> = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'stoa-test-'));
+/** The root realm owner's credentials from <dataDir>/zuliprc, for a server started on old data. */
+function ownerFromZuliprc(dataDir: string): TestServer['owner'] {
+  const text = readFileSync(join(dataDir, 'zuliprc'), 'utf8');
+  const field = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(text)?.[1] ?? '';
+  return { email: field('email'), apiKey: field('key'), password: '', userId: 0 };
+}
+
+/**
+ * Starts a server on a fresh temporary data directory, or on `dataDir` when given (a restart:
+ * the directory is then kept, the caller owns it).
+ */
+export async function startTestServer(t: { teardown(fn: () => unknown): void }, overrides: Partial<Config> = {}, reuse?: { dataDir: string }): Promise<TestServer> {
+  const dataDir = reuse?.dataDir ?? mkdtempSync(join(tmpdir(), 'stoa-test-'));
   const config = loadConfig({}, { port: 0, bind: '127.0.0.1', dataDir, shards: 2, logLevel: 'silent', ...overrides });
   const server = await startServer(config);
-  const boot = server.bootstrap!;
-  const owner = { email: boot.owner.email, apiKey: boot.owner.apiKey, password: boot.ownerPassword, userId: boot.owner.id };
+  const boot = server.bootstrap;
+  const owner = boot
+    ? { email: boot.owner.email, apiKey: boot.owner.apiKey, password: boot.ownerPassword, userId: boot.owner.id }
+    : ownerFromZuliprc(dataDir);
 
   async function request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
     const encoding = opts.encoding ?? (method === 'GET' || method === 'DELETE' ? 'query' : 'form');
@@ -110,7 +123,7 @@ export async function startTestServer(t: { teardown(fn: () => unknown): void }, 
     if (closed) return;
     closed = true;
     await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!reuse) rmSync(dataDir, { recursive: true, force: true });
   };
   t.teardown(close);
   return {

@@ -5,7 +5,8 @@ import { RealmState } from '../../model/realm-state.js';
 import { defaultRealmSettings } from '../../model/realm-settings.js';
 import { ROLE, type RealmRecord, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { doCreateUser } from '../users/actions.js';
+import { createInitialChannels } from '../streams/actions.js';
+import { checkCreateUser, doCreateUser } from '../users/actions.js';
 
 export interface NewRealm {
   /** Allocated by the realm directory, unique across shards. */
@@ -32,6 +33,7 @@ export const SUBDOMAIN = /^(|[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?)$/;
 export async function doCreateRealm(shard: Shard, spec: NewRealm): Promise<CreatedRealm> {
   if (!SUBDOMAIN.test(spec.subdomain)) throw badRequest(`Invalid subdomain '${spec.subdomain}'`);
   if (shard.realm(spec.id)) throw badRequest(`Realm ${spec.id} already exists`);
+  const ownerSpec = { email: spec.ownerEmail, fullName: spec.ownerFullName, role: ROLE.owner, password: spec.ownerPassword ?? generatePassword() };
   const now = Math.floor(Date.now() / 1000);
   const batch = shard.batch();
   const groups = buildSystemGroups(() => shard.allocate(batch, 'group'), now);
@@ -46,6 +48,7 @@ export async function doCreateRealm(shard: Shard, spec: NewRealm): Promise<Creat
     settings: defaultRealmSettings(groupId),
   };
   const state = new RealmState(realm);
+  checkCreateUser(state, ownerSpec);
   batch.put(shard.store.realms, realm.id, realm);
   for (const group of groups) {
     state.setGroup(group);
@@ -53,7 +56,7 @@ export async function doCreateRealm(shard: Shard, spec: NewRealm): Promise<Creat
   }
   await batch.commit();
   shard.realms.set(realm.id, state);
-  const ownerPassword = spec.ownerPassword ?? generatePassword();
-  const owner = await doCreateUser(shard, state, { email: spec.ownerEmail, fullName: spec.ownerFullName, role: ROLE.owner, password: ownerPassword });
-  return { realm, owner, ownerPassword, url: shard.realmUrl(realm) };
+  const owner = await doCreateUser(shard, state, ownerSpec);
+  await createInitialChannels(shard, state, owner);
+  return { realm, owner, ownerPassword: ownerSpec.password, url: shard.realmUrl(realm) };
 }

@@ -1,4 +1,6 @@
+import { realmSetting } from '../../model/realm-settings.js';
 import { operation } from '../operation.js';
+import { fetchApiKey } from './fetch-api-key.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../version.js';
 
 /** GET /server_settings: no authentication; what a client needs to show a login prompt. */
@@ -24,11 +26,12 @@ const settings = operation({
       realm_name: realm.realm.name,
       realm_icon: `${url}/static/images/logo/zulip-icon-128x128.png`,
       realm_description: realm.realm.description,
-      realm_web_public_access_enabled: realm.realm.settings.enable_spectator_access === true,
+      realm_web_public_access_enabled: realmSetting(realm, 'enable_spectator_access') === true,
     };
   },
 });
 
 export const operations = {
   'server.settings': settings,
+  'server.fetchApiKey': fetchApiKey,
 };

@@ -3,6 +3,8 @@ import { badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { ROLE, type Role, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
+import { userView } from './views.js';
+import { subscribeToDefaultChannels } from '../subscriptions/actions.js';
 
 export interface NewUser {
   email: string;
@@ -17,12 +19,52 @@ export interface NewUser {
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.?[^@\s]*$/;
 
+// The address form the reference's EmailField accepts (Django's EmailValidator): a dot-atom
+// local part, and a domain with a dot-separated top-level label, or `localhost`.
+const LOCAL_PART = /^[-!#$%&'*+/=?^_`{}|~0-9a-z]+(\.[-!#$%&'*+/=?^_`{}|~0-9a-z]+)*$/i;
+const DOMAIN = /^((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+)(?:[a-z0-9-]{2,63}(?<!-))$/i;
+
+/** Whether the reference would accept `email` as an address for a new account. */
+export function isValidEmail(email: string): boolean {
+  if (email.length > 254) return false;
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return false;
+  const local = email.slice(0, at);
+  const domain = email.slice(at + 1);
+  return LOCAL_PART.test(local) && (domain.toLowerCase() === 'localhost' || DOMAIN.test(domain));
+}
+
+// Characters the reference refuses in names: they would break its mention syntax
+// (@**Name**) or markup, and control characters have no business in a name.
+const NAME_INVALID = /[*`\\>"@\p{Cc}\p{Cs}\p{Cn}]/u;
+
+/** The reference's check_full_name: the trimmed name, or the error it gives. */
+export function checkFullName(raw: string): string {
+  const name = raw.trim();
+  if (name.length > 100) throw badRequest('Name too long!');
+  if (name.length === 0) throw badRequest('Name too short!');
+  if (NAME_INVALID.test(name)) throw badRequest('Invalid characters in name!');
+  // `Name|15` reads as a mention of user 15 to sloppy parsers of the mention syntax.
+  if (/\|\d+$/.test(raw)) throw badRequest('Invalid format!');
+  return name;
+}
+
 export function checkCreateUser(realm: RealmState, spec: NewUser): void {
+  checkFullName(spec.fullName);
   if (!EMAIL.test(spec.email)) throw badRequest(`Invalid email '${spec.email}'`);
   if (realm.userByEmail(spec.email)) throw badRequest(`Email '${spec.email}' already in use`);
-  const name = spec.fullName.trim();
-  if (name.length === 0) throw badRequest('Name too short!');
-  if (name.length > 100) throw badRequest('Name too long!');
+}
+
+/** Ids of the realm's active users: who receives realm-wide events. */
+export function activeUserIds(realm: RealmState): number[] {
+  const ids: number[] = [];
+  for (const user of realm.users.values()) if (user.isActive) ids.push(user.id);
+  return ids;
+}
+
+/** Active human owners: the reference's "last owner" rule counts these. */
+export function activeHumanOwners(realm: RealmState): UserRecord[] {
+  return [...realm.users.values()].filter((u) => u.isActive && !u.isBot && u.role === ROLE.owner);
 }
 
 /** Creates a user: state, LMDB and the realm_user add event. */
@@ -53,6 +95,42 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
   realm.setUser(user);
   batch.put(shard.store.users, [realm.id, user.id], user);
   await batch.commit();
-  shard.events.emit(realm.id, { type: 'realm_user', op: 'add', person: { user_id: user.id } }, realm.users.keys());
+  // The full person, as the reference sends it; the avatar URL is computed here, and a queue
+  // registered with client_gravatar may drop it to null for Gravatar users.
+  const person = userView(user, { clientGravatar: false, includeProfileData: true });
+  shard.events.emit(realm.id, { type: 'realm_user', op: 'add', person }, activeUserIds(realm));
+  await subscribeToDefaultChannels(shard, realm, user);
   return user;
+}
+
+async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], isActive: boolean): Promise<void> {
+  const batch = shard.batch();
+  // In place: a request already holding this record (its authenticated user) sees the change.
+  for (const user of users) {
+    user.isActive = isActive;
+    batch.put(shard.store.users, [realm.id, user.id], user);
+  }
+  await batch.commit();
+  // Since feature level 222 (de)activation is a realm_user update carrying is_active, sent to
+  // the users who remain (or become) active.
+  const recipients = activeUserIds(realm);
+  for (const user of users) {
+    shard.events.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: isActive } }, recipients);
+  }
+}
+
+/**
+ * Deactivates a user and, as the reference does, the active bots they own, so that no API key
+ * tied to the account keeps working. The caller has checked permissions and the last-owner rule.
+ */
+export async function doDeactivateUser(shard: Shard, realm: RealmState, target: UserRecord): Promise<void> {
+  if (!target.isActive) return;
+  const bots = target.isBot ? [] : [...realm.users.values()].filter((u) => u.isBot && u.isActive && u.botOwnerId === target.id);
+  await setActive(shard, realm, [target, ...bots], false);
+}
+
+/** Reactivates one user; their bots stay as they are, as in the reference. */
+export async function doReactivateUser(shard: Shard, realm: RealmState, target: UserRecord): Promise<void> {
+  if (target.isActive) return;
+  await setActive(shard, realm, [target], true);
 }

@@ -14,18 +14,35 @@ export function avatarUrl(user: UserRecord, clientGravatar: boolean): string | n
   return `/user_avatars/${user.realmId}/${user.id}.png?version=${user.avatarVersion}`;
 }
 
-export interface UserViewOptions {
-  clientGravatar?: boolean;
+/** `2019-10-20T07:50:53+00:00`: the reference's isoformat, which older Python clients can parse ('Z' they cannot). */
+export function isoTimestamp(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 }
 
-/** A user as GET /users lists it (the reference's UserBase). */
+export interface UserViewOptions {
+  clientGravatar?: boolean;
+  /** Add `profile_data` (non-bots only, as in the reference). We have no custom fields yet: `{}`. */
+  includeProfileData?: boolean;
+  /**
+   * The requester is a spectator (no account): the reference hides the real email and time zone
+   * and gives the join date to the day only.
+   */
+  spectator?: boolean;
+}
+
+/**
+ * A user as GET /users and GET /users/{user_id} give it (the reference's User).
+ *
+ * Every email is treated as visible to every member (email_address_visibility "everyone"), so
+ * `email` is the real address and `delivery_email` repeats it.
+ */
 export function userView(user: UserRecord, opts: UserViewOptions = {}): Record<string, unknown> {
   const view: Record<string, unknown> = {
     user_id: user.id,
-    delivery_email: user.email,
+    delivery_email: opts.spectator ? null : user.email,
     email: user.email,
     full_name: user.fullName,
-    date_joined: new Date(user.dateJoined * 1000).toISOString(),
+    date_joined: opts.spectator ? isoTimestamp(user.dateJoined).slice(0, 10) : isoTimestamp(user.dateJoined),
     is_active: user.isActive,
     is_owner: user.role === ROLE.owner,
     is_admin: user.role <= ROLE.administrator,
@@ -37,6 +54,20 @@ export function userView(user: UserRecord, opts: UserViewOptions = {}): Record<s
     avatar_url: avatarUrl(user, opts.clientGravatar ?? false),
     avatar_version: user.avatarVersion,
   };
+  if (opts.spectator) delete view.timezone;
   if (user.isBot) view.bot_owner_id = user.botOwnerId;
+  else if (opts.includeProfileData && !opts.spectator) view.profile_data = {};
+  return view;
+}
+
+/**
+ * GET /users/me: the requester's own record. The reference's schema for it has no bot fields,
+ * and it always computes the avatar URL.
+ */
+export function ownUserView(user: UserRecord): Record<string, unknown> {
+  const view = userView(user, { clientGravatar: false });
+  delete view.bot_type;
+  delete view.bot_owner_id;
+  if (!user.isBot) view.profile_data = {};
   return view;
 }

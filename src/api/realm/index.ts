@@ -1,0 +1,5 @@
+import { operations as update } from './update.js';
+
+export const operations = {
+  ...update,
+};

@@ -1,0 +1,62 @@
+import type { RealmState } from '../../model/realm-state.js';
+import { groupSettingForApi, isRealmGroupSetting } from '../../model/realm-settings.js';
+import type { GroupSetting, RealmRecord } from '../../model/types.js';
+import type { ShardEvent } from '../../shard/events.js';
+import type { Shard } from '../../shard/shard.js';
+import { me, operation } from '../operation.js';
+import { checkRealmUpdate, updateRealmParams, type RealmUpdatePlan, type RealmUpdateParams } from './settings.js';
+
+// Settings whose events have the update_dict form for historical reasons; the reference sends
+// `op: update` with property and value for every other simple setting.
+const UPDATE_DICT_SETTINGS = new Set(['allow_message_editing', 'message_content_edit_limit_seconds']);
+
+/** The `realm` event the reference sends for one changed setting. */
+export function realmUpdateEvent(realm: RealmState, name: string, value: unknown): ShardEvent {
+  if (isRealmGroupSetting(name)) {
+    return { type: 'realm', op: 'update_dict', property: 'default', data: { [name]: groupSettingForApi(realm, value as GroupSetting) } };
+  }
+  if (UPDATE_DICT_SETTINGS.has(name)) return { type: 'realm', op: 'update_dict', property: 'default', data: { [name]: value } };
+  return { type: 'realm', op: 'update', property: name, value };
+}
+
+function activeUserIds(realm: RealmState): number[] {
+  const ids: number[] = [];
+  for (const user of realm.users.values()) if (user.isActive) ids.push(user.id);
+  return ids;
+}
+
+/**
+ * Applies a checked plan: the new realm record replaces the old one in memory at once (so a
+ * concurrent update builds on it), is written in one transaction, and each changed setting is
+ * announced to every active user of the realm.
+ */
+export async function doUpdateRealm(shard: Shard, realm: RealmState, plan: RealmUpdatePlan): Promise<void> {
+  if (plan.values.size === 0) return;
+  const record: RealmRecord = { ...realm.realm, settings: { ...realm.realm.settings } };
+  for (const [name, value] of plan.values) {
+    if (name === 'name') record.name = value as string;
+    else if (name === 'description') record.description = value as string;
+    else record.settings[name] = value;
+  }
+  realm.realm = record;
+  const batch = shard.batch();
+  batch.put(shard.store.realms, record.id, record);
+  await batch.commit();
+  const userIds = activeUserIds(realm);
+  for (const [name, value] of plan.values) shard.events.emit(realm.id, realmUpdateEvent(realm, name, value), userIds);
+}
+
+/** PATCH /realm: administrators change the organization's settings (some are owner-only). */
+const update = operation<RealmUpdateParams>({
+  auth: 'user',
+  params: updateRealmParams,
+  handler: async (ctx) => {
+    const plan = checkRealmUpdate(ctx.realm, me(ctx), ctx.params);
+    await doUpdateRealm(ctx.shard, ctx.realm, plan);
+    return plan.response;
+  },
+});
+
+export const operations = {
+  'realm.update': update,
+};

@@ -1,0 +1,60 @@
+import { generatePassword, hashPassword, verifyPassword } from '../../lib/auth.js';
+import { authenticationFailed, badRequest, rateLimited, realmDeactivated, userDeactivated } from '../../lib/errors.js';
+import type { Shard } from '../../shard/shard.js';
+import { operation } from '../operation.js';
+import { AttemptLimiter } from './rate-limit.js';
+
+// One limiter per shard: the shard's thread is the only one that sees its realms' logins.
+const limiters = new WeakMap<Shard, AttemptLimiter>();
+
+function limiterOf(shard: Shard): AttemptLimiter {
+  let limiter = limiters.get(shard);
+  if (!limiter) {
+    const { failures, windowSeconds } = shard.config.fetchApiKeyRateLimit;
+    limiter = new AttemptLimiter(failures, windowSeconds * 1000);
+    limiters.set(shard, limiter);
+  }
+  return limiter;
+}
+
+// Checked against when the username is unknown, so a miss costs what a wrong password costs.
+let dummyHash: Promise<string> | null = null;
+
+// The reference validates the username as an email first (Django's message). Loose on purpose:
+// accounts created from the config or the CLI may use any address the config schema allows.
+const USERNAME = /^[^@\s]+@[^@\s]+$/;
+
+/**
+ * POST /fetch_api_key: password login. Attempts are limited per (realm, username), before the
+ * password is looked at, so the limit holds even for the right password. A deactivated account
+ * answers USER_DEACTIVATED, as the reference does.
+ */
+export const fetchApiKey = operation<{ username: string; password: string }>({
+  auth: 'none',
+  params: {
+    properties: { username: { type: 'string' }, password: { type: 'string' } },
+    required: ['username', 'password'],
+  },
+  handler: async ({ shard, realm, params }) => {
+    const username = params.username.trim();
+    if (!USERNAME.test(username)) throw badRequest('Enter a valid email address.');
+    const limiter = limiterOf(shard);
+    const key = `${realm.id}:${username.toLowerCase()}`;
+    const wait = limiter.retryAfter(key);
+    if (wait > 0) throw rateLimited(wait);
+    limiter.record(key);
+
+    const user = realm.userByEmail(username);
+    if (user) {
+      if (realm.realm.deactivated) throw realmDeactivated();
+      if (!user.isActive) throw userDeactivated();
+    }
+    dummyHash ??= hashPassword(generatePassword());
+    const ok = await verifyPassword(params.password, user?.passwordHash ?? (await dummyHash));
+    if (!user || !ok) throw authenticationFailed();
+    // Read after the await: the account may have been deactivated while the hash ran.
+    if (!user.isActive) throw userDeactivated();
+    limiter.clear(key);
+    return { api_key: user.apiKey, email: user.email, user_id: user.id };
+  },
+});

@@ -1,0 +1,95 @@
+import type { RealmState } from '../../model/realm-state.js';
+import type { GroupSetting, StreamRecord, UserRecord } from '../../model/types.js';
+import type { ShardEvent } from '../../shard/events.js';
+import type { Shard } from '../../shard/shard.js';
+import type { WriteBatch } from '../../store/shard-store.js';
+import { subscribeToDefaultChannels } from '../subscriptions/actions.js';
+import { metadataUserIds } from './access.js';
+import { defaultChannelGroups } from './checks.js';
+import { renderDescription, streamView } from './views.js';
+
+/**
+ * The writes and events of one do-action that may span channels and subscriptions: state is
+ * changed at once, the writes go to one LMDB transaction, and the events wait for its commit.
+ */
+export interface Outbox {
+  batch: WriteBatch;
+  events: { event: ShardEvent; userIds: number[] }[];
+}
+
+export function outbox(shard: Shard): Outbox {
+  return { batch: shard.batch(), events: [] };
+}
+
+export function queueEvent(out: Outbox, event: ShardEvent, userIds: Iterable<number>): void {
+  const ids = [...userIds];
+  if (ids.length > 0) out.events.push({ event, userIds: ids });
+}
+
+/** Commits the writes, then emits the events in the order they were queued. */
+export async function flush(shard: Shard, realm: RealmState, out: Outbox): Promise<void> {
+  await out.batch.commit();
+  for (const { event, userIds } of out.events) shard.events.emit(realm.id, event, userIds);
+  out.events = [];
+}
+
+export interface NewStream {
+  /** Already checked and stripped (checks.ts checkStreamName). */
+  name: string;
+  description?: string;
+  inviteOnly?: boolean;
+  isWebPublic?: boolean;
+  /** null: the reference's default (true for public channels, false for private ones). */
+  historyPublicToSubscribers?: boolean | null;
+  messageRetentionDays?: number | null;
+  isDefault?: boolean;
+  /** Settings not given take their defaults (checks.ts CHANNEL_SETTING_RULES). */
+  groups?: Record<string, GroupSetting>;
+}
+
+/**
+ * Creates a channel in memory and on the outbox's batch, and queues its stream create event for
+ * the users who can see it. The caller has run the checks (name free, creation permitted).
+ */
+export function createStream(shard: Shard, realm: RealmState, out: Outbox, spec: NewStream, creator: UserRecord | null): StreamRecord {
+  const inviteOnly = spec.inviteOnly ?? false;
+  // Public channels always share history with subscribers; private ones default to not.
+  const historyPublic = inviteOnly ? (spec.historyPublicToSubscribers ?? false) : true;
+  const description = spec.description ?? '';
+  const stream: StreamRecord = {
+    id: shard.allocate(out.batch, 'stream'),
+    realmId: realm.id,
+    name: spec.name,
+    description,
+    renderedDescription: renderDescription(description),
+    inviteOnly,
+    historyPublicToSubscribers: historyPublic,
+    isWebPublic: spec.isWebPublic ?? false,
+    isArchived: false,
+    isDefault: spec.isDefault ?? false,
+    dateCreated: Math.floor(Date.now() / 1000),
+    creatorId: creator?.id ?? null,
+    messageRetentionDays: spec.messageRetentionDays ?? null,
+    groups: { ...defaultChannelGroups(realm, creator), ...spec.groups },
+  };
+  realm.setStream(stream);
+  out.batch.put(shard.store.streams, [realm.id, stream.id], stream);
+  queueEvent(out, { type: 'stream', op: 'create', streams: [streamView(realm, stream)] }, metadataUserIds(realm, stream));
+  return stream;
+}
+
+export const INITIAL_CHANNEL = { name: 'general', description: 'For team-wide conversations' };
+
+/**
+ * The channel a new realm starts with, as the reference's realm creation makes it: public, no
+ * recorded creator, and a realm default channel, so the owner (and every later user, through
+ * subscribeToDefaultChannels) is subscribed to it. Does nothing if it exists already.
+ */
+export async function createInitialChannels(shard: Shard, realm: RealmState, owner: UserRecord): Promise<void> {
+  if (!realm.streamByName(INITIAL_CHANNEL.name)) {
+    const out = outbox(shard);
+    createStream(shard, realm, out, { ...INITIAL_CHANNEL, isDefault: true }, null);
+    await flush(shard, realm, out);
+  }
+  await subscribeToDefaultChannels(shard, realm, owner);
+}

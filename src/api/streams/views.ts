@@ -1,0 +1,82 @@
+import type { RealmState } from '../../model/realm-state.js';
+import type { GroupSetting, StreamRecord } from '../../model/types.js';
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/**
+ * A channel description as HTML. The reference renders it with its markdown processor; until our
+ * markdown renderer exists the text is escaped into one paragraph, and this is the one place that
+ * changes when it does.
+ */
+export function renderDescription(text: string): string {
+  if (text === '') return '';
+  return `<p>${text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c])}</p>`;
+}
+
+/**
+ * A group setting as the API shows it: the group id, or the anonymous group's members (active
+ * users only, ascending, as the reference lists them) and subgroups.
+ */
+export function groupSettingView(realm: RealmState, setting: GroupSetting): number | { direct_members: number[]; direct_subgroups: number[] } {
+  if (typeof setting === 'number') return setting;
+  return {
+    direct_members: setting.direct_members.filter((id) => realm.users.get(id)?.isActive).sort((a, b) => a - b),
+    direct_subgroups: [...setting.direct_subgroups].sort((a, b) => a - b),
+  };
+}
+
+/** The legacy stream_post_policy the reference derives from can_send_message_group. */
+const POST_POLICY_BY_GROUP: Record<string, number> = {
+  'role:everyone': 1,
+  'role:administrators': 2,
+  'role:fullmembers': 3,
+  'role:moderators': 4,
+};
+
+export function streamPostPolicy(realm: RealmState, stream: StreamRecord): number {
+  const setting = stream.groups.can_send_message_group;
+  if (typeof setting !== 'number') return 1;
+  const group = realm.groups.get(setting);
+  return (group?.isSystemGroup && POST_POLICY_BY_GROUP[group.name]) || 1;
+}
+
+/** The channel permission settings a channel object carries, in the reference's order. */
+export const CHANNEL_GROUP_SETTINGS = [
+  'can_add_subscribers_group',
+  'can_administer_channel_group',
+  'can_remove_subscribers_group',
+  'can_send_message_group',
+  'can_subscribe_group',
+] as const;
+
+/**
+ * A channel as GET /streams and stream events show it (the reference's BasicChannel). Message
+ * statistics are not computed here: first_message_id and stream_weekly_traffic are null, as the
+ * reference sends them for a channel without history.
+ */
+export function streamView(realm: RealmState, stream: StreamRecord): Record<string, unknown> {
+  const postPolicy = streamPostPolicy(realm, stream);
+  const view: Record<string, unknown> = {
+    stream_id: stream.id,
+    name: stream.name,
+    is_archived: stream.isArchived,
+    description: stream.description,
+    rendered_description: stream.renderedDescription,
+    date_created: stream.dateCreated,
+    creator_id: stream.creatorId,
+    invite_only: stream.inviteOnly,
+    is_web_public: stream.isWebPublic,
+    stream_post_policy: postPolicy,
+    message_retention_days: stream.messageRetentionDays,
+    history_public_to_subscribers: stream.historyPublicToSubscribers,
+    first_message_id: null,
+    is_recently_active: true,
+    is_announcement_only: postPolicy === 2,
+    stream_weekly_traffic: null,
+  };
+  for (const name of CHANNEL_GROUP_SETTINGS) {
+    const setting = stream.groups[name];
+    if (setting !== undefined) view[name] = groupSettingView(realm, setting);
+  }
+  return view;
+}

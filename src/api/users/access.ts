@@ -1,0 +1,44 @@
+import { badRequest } from '../../lib/errors.js';
+import type { RealmState } from '../../model/realm-state.js';
+import { ROLE, type UserRecord } from '../../model/types.js';
+import type { Shard } from '../../shard/shard.js';
+
+/**
+ * Finding the user a request names, with the reference's errors. Lookups only ever search the
+ * requester's realm, so a user of another realm is "No such user" like one that never existed.
+ */
+export const noSuchUser = () => badRequest('No such user');
+
+export function userById(realm: RealmState, id: number): UserRecord {
+  const user = realm.users.get(id);
+  if (!user) throw noSuchUser();
+  return user;
+}
+
+/**
+ * The legacy dummy address `user<id>@<realm host>`, which the reference hands out for hidden
+ * emails and still accepts in GET /users/{email}.
+ */
+function dummyEmailId(shard: Shard, realm: RealmState, email: string): number | null {
+  const match = /^user(\d+)@(.+)$/i.exec(email);
+  if (!match) return null;
+  const host = new URL(shard.realmUrl(realm.realm)).host.toLowerCase();
+  const domain = match[2].toLowerCase();
+  return domain === host || domain === host.replace(/:\d+$/, '') ? Number(match[1]) : null;
+}
+
+/** GET /users/{user_id_or_email}: digits are an id; anything else is an email. */
+export function userByIdOrEmail(shard: Shard, realm: RealmState, key: string): UserRecord {
+  if (/^\d+$/.test(key)) return userById(realm, Number(key));
+  // A real address first: every email is visible here, so it names its owner unambiguously.
+  const byEmail = realm.userByEmail(key.trim());
+  if (byEmail) return byEmail;
+  const id = dummyEmailId(shard, realm, key.trim());
+  if (id !== null) return userById(realm, id);
+  throw noSuchUser();
+}
+
+/** The reference's can_admin_user: administrators, and a bot's owner for that bot. */
+export function canAdminUser(actor: UserRecord, target: UserRecord): boolean {
+  return (target.isBot && target.botOwnerId === actor.id) || actor.role <= ROLE.administrator;
+}

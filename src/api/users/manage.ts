@@ -1,0 +1,75 @@
+import { ApiError, badRequest, insufficientPermission } from '../../lib/errors.js';
+import { ROLE } from '../../model/types.js';
+import { me, operation } from '../operation.js';
+import { canAdminUser, noSuchUser, userById } from './access.js';
+import { activeHumanOwners, checkFullName, doCreateUser, doDeactivateUser, doReactivateUser, isValidEmail } from './actions.js';
+
+/** The reference's OrganizationOwnerRequiredError. */
+const ownerRequired = () => new ApiError('Must be an organization owner', { code: 'UNAUTHORIZED_PRINCIPAL' });
+
+/** The reference's default PASSWORD_MIN_LENGTH. */
+const PASSWORD_MIN_LENGTH = 6;
+
+/**
+ * POST /users: an administrator creates an account with a password. The reference also asks for
+ * a per-account can_create_users flag; here every administrator holds it. Checks run in the
+ * reference's order: name, address form, address taken, password strength.
+ */
+const create = operation<{ email: string; password: string; full_name: string }>({
+  auth: 'user',
+  role: 'administrator',
+  params: {
+    properties: { email: { type: 'string' }, password: { type: 'string' }, full_name: { type: 'string' } },
+    required: ['email', 'password', 'full_name'],
+  },
+  handler: async ({ shard, realm, params }) => {
+    const fullName = checkFullName(params.full_name);
+    const email = params.email.trim();
+    if (!isValidEmail(email)) throw badRequest('Bad name or username');
+    if (realm.userByEmail(email)) throw badRequest(`Email '${email}' already in use`);
+    if (params.password.length < PASSWORD_MIN_LENGTH) throw badRequest('The password is too weak.');
+    const user = await doCreateUser(shard, realm, { email, fullName, password: params.password });
+    return { user_id: user.id };
+  },
+});
+
+/**
+ * DELETE /users/{user_id}: deactivate a human account (bots have their own endpoint in the
+ * reference, so a bot here is "No such user"). Only owners deactivate owners, and the last
+ * owner stays.
+ */
+const deactivate = operation<{ user_id: number }>({
+  auth: 'user',
+  params: { properties: { user_id: { type: 'integer' } }, required: ['user_id'] },
+  handler: async (ctx) => {
+    const actor = me(ctx);
+    const target = userById(ctx.realm, ctx.params.user_id);
+    if (target.isBot) throw noSuchUser();
+    if (!target.isActive) throw badRequest('User is deactivated');
+    if (!canAdminUser(actor, target)) throw insufficientPermission();
+    if (target.role === ROLE.owner && actor.role !== ROLE.owner) throw ownerRequired();
+    if (target.role === ROLE.owner && activeHumanOwners(ctx.realm).length === 1) {
+      throw badRequest('Cannot deactivate the only organization owner');
+    }
+    await doDeactivateUser(ctx.shard, ctx.realm, target);
+    return {};
+  },
+});
+
+/** POST /users/{user_id}/reactivate: administrators, or a bot's owner for that bot. */
+const reactivate = operation<{ user_id: number }>({
+  auth: 'user',
+  params: { properties: { user_id: { type: 'integer' } }, required: ['user_id'] },
+  handler: async (ctx) => {
+    const target = userById(ctx.realm, ctx.params.user_id);
+    if (!canAdminUser(me(ctx), target)) throw insufficientPermission();
+    await doReactivateUser(ctx.shard, ctx.realm, target);
+    return {};
+  },
+});
+
+export const manageOperations = {
+  'users.create': create,
+  'users.deactivate': deactivate,
+  'users.reactivate': reactivate,
+};

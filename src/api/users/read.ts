@@ -1,0 +1,74 @@
+import { badRequest, unauthorized } from '../../lib/errors.js';
+import { me, operation } from '../operation.js';
+import { userByIdOrEmail } from './access.js';
+import { ownUserView, userView } from './views.js';
+
+/** The reference's name and our spec's name for the same flag; both are accepted. */
+const AVATAR_PARAMS = {
+  client_gravatar: { type: 'boolean' },
+  client_avatarhost: { type: 'boolean' },
+  include_custom_profile_fields: { type: 'boolean' },
+};
+
+interface AvatarParams {
+  client_gravatar?: boolean;
+  client_avatarhost?: boolean;
+  include_custom_profile_fields?: boolean;
+}
+
+/** client_gravatar defaults to true since feature level 92. */
+const clientGravatar = (p: AvatarParams) => p.client_gravatar ?? p.client_avatarhost ?? true;
+
+/** GET /users/me */
+const getMe = operation({
+  auth: 'user',
+  handler: (ctx) => ({
+    ...ownUserView(me(ctx)),
+    // No message has been received until the messages store says otherwise.
+    max_message_id: -1,
+  }),
+});
+
+/**
+ * GET /users: every user of the realm, active and deactivated, bots included, in id order.
+ * Without credentials it answers only when the realm allows spectators (feature level 387), and
+ * then with what the reference shows a spectator: no real emails, time zones or profile data.
+ */
+const list = operation<AvatarParams & { user_ids?: number[] }>({
+  auth: 'optional',
+  params: {
+    properties: { ...AVATAR_PARAMS, user_ids: { type: 'array', items: { type: 'integer' } } },
+  },
+  handler: ({ realm, user, params }) => {
+    const spectator = user === null;
+    if (spectator && realm.realm.settings.enable_spectator_access !== true) throw unauthorized();
+    let users = [...realm.users.values()];
+    if (params.user_ids) {
+      for (const id of params.user_ids) if (!realm.users.has(id)) throw badRequest(`Invalid user ID: ${id}`);
+      const wanted = new Set(params.user_ids);
+      users = users.filter((u) => wanted.has(u.id));
+    }
+    users.sort((a, b) => a.id - b.id);
+    const opts = { clientGravatar: clientGravatar(params), includeProfileData: params.include_custom_profile_fields === true, spectator };
+    return { members: users.map((u) => userView(u, opts)) };
+  },
+});
+
+/** GET /users/{user_id} and GET /users/{email}: deactivated users and bots included. */
+const get = operation<AvatarParams & { user_id_or_email: string }>({
+  auth: 'user',
+  params: {
+    properties: { ...AVATAR_PARAMS, user_id_or_email: { type: 'string' } },
+    required: ['user_id_or_email'],
+  },
+  handler: ({ shard, realm, params }) => {
+    const target = userByIdOrEmail(shard, realm, params.user_id_or_email);
+    return { user: userView(target, { clientGravatar: clientGravatar(params), includeProfileData: params.include_custom_profile_fields === true }) };
+  },
+});
+
+export const readOperations = {
+  'users.me': getMe,
+  'users.list': list,
+  'users.get': get,
+};

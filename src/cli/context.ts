@@ -1,0 +1,90 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from '../config.js';
+import { setLogLevel } from '../lib/log.js';
+import type { RealmState } from '../model/realm-state.js';
+import { Shard } from '../shard/shard.js';
+import { Directory, type DirectoryEntry } from '../store/directory.js';
+import { acquireLock, DataDirLockedError } from '../store/lock.js';
+
+/** An error the CLI reports as one line (`stoa: <message>`) with exit status 1. */
+export class CliError extends Error {}
+
+/**
+ * The server's own configuration (config/default.json, STOA_CONFIG, STOA_*), resolved with the
+ * configured port: realm URLs written to zuliprc files must be the ones the server answers at.
+ * With port 0 and no externalHost those URLs are unknowable; `needUrls` refuses that case.
+ */
+export function cliConfig(needUrls = false): ResolvedConfig {
+  const config = loadConfig();
+  setLogLevel(config.logLevel);
+  if (needUrls && !knownUrls(config)) {
+    throw new CliError('the port is 0 and externalHost is not set, so realm URLs are unknown: set STOA_PORT or STOA_EXTERNAL_HOST');
+  }
+  return resolveConfig(config, config.port);
+}
+
+export function knownUrls(config: Config): boolean {
+  return config.port !== 0 || config.externalHost !== null;
+}
+
+/** How the CLI names the root realm: its subdomain, the empty string (`--realm ''`). */
+export function realmLabel(subdomain: string): string {
+  return subdomain === '' ? 'the root realm' : `realm "${subdomain}"`;
+}
+
+export function findRealm(directory: Directory, subdomain: string): DirectoryEntry {
+  const entry = directory.get(subdomain);
+  if (!entry) throw new CliError(`no ${subdomain === '' ? 'root realm' : `realm with subdomain "${subdomain}"`} (see: stoa realm list)`);
+  return entry;
+}
+
+/**
+ * Runs a write command: takes the data directory lock (refusing while the server runs, since
+ * the server holds every realm in memory and would never see the change), opens the realm
+ * directory, and releases both however the command ends.
+ */
+export async function withWriteAccess<T>(config: ResolvedConfig, fn: (directory: Directory) => Promise<T>): Promise<T> {
+  mkdirSync(config.dataDir, { recursive: true });
+  let lock;
+  try {
+    lock = acquireLock(config.dataDir);
+  } catch (err) {
+    if (err instanceof DataDirLockedError) throw new CliError(`the server is running (pid ${err.pid}); stop it first`);
+    throw err;
+  }
+  try {
+    const directory = new Directory(config.dataDir);
+    try {
+      return await fn(directory);
+    } finally {
+      await directory.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/** Opens the directory for reading, alongside a running server (LMDB allows other processes to read). */
+export async function withReadAccess<T>(config: ResolvedConfig, fn: (directory: Directory | null) => Promise<T>): Promise<T> {
+  // Reading must not create anything: with no directory yet there are no realms.
+  if (!existsSync(join(config.dataDir, 'directory'))) return fn(null);
+  const directory = new Directory(config.dataDir);
+  try {
+    return await fn(directory);
+  } finally {
+    await directory.close();
+  }
+}
+
+/** Opens the shard that owns a realm in this process, as the server's worker thread would. */
+export async function withRealmShard<T>(config: ResolvedConfig, entry: DirectoryEntry, fn: (shard: Shard, realm: RealmState) => Promise<T>): Promise<T> {
+  const shard = Shard.open(entry.shard, config);
+  try {
+    const realm = shard.realm(entry.id);
+    if (!realm) throw new CliError(`${realmLabel(entry.subdomain)} is in the directory but missing from shard ${entry.shard}`);
+    return await fn(shard, realm);
+  } finally {
+    await shard.close();
+  }
+}

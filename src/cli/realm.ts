@@ -1,0 +1,158 @@
+import type { Command } from 'commander';
+import { doCreateRealm } from '../api/realm/actions.js';
+import { doSetRealmDeactivated } from '../api/realm/deactivate.js';
+import { checkCreateUser } from '../api/users/actions.js';
+import type { ResolvedConfig } from '../config.js';
+import { RealmState } from '../model/realm-state.js';
+import type { RealmRecord, UserRecord } from '../model/types.js';
+import { createRealm } from '../realms.js';
+import { Shard } from '../shard/shard.js';
+import type { Directory } from '../store/directory.js';
+import { openShardStore } from '../store/shard-store.js';
+import { cliConfig, CliError, findRealm, knownUrls, realmLabel, withReadAccess, withRealmShard, withWriteAccess } from './context.js';
+
+interface CreateOptions {
+  subdomain: string;
+  name: string;
+  ownerEmail: string;
+  ownerName?: string;
+  password?: string;
+}
+
+/** The realm's name as the reference limits it (Realm.MAX_REALM_NAME_LENGTH). */
+const MAX_REALM_NAME = 40;
+
+/**
+ * Checks the owner's account before anything is written: doCreateRealm records the realm
+ * before it creates the owner, so a bad email found there would leave half a realm behind.
+ */
+function checkOwner(opts: CreateOptions, ownerName: string): void {
+  const name = opts.name.trim();
+  if (name.length === 0 || name.length > MAX_REALM_NAME) throw new CliError(`the realm name must be 1 to ${MAX_REALM_NAME} characters`);
+  // A realm with no users: the checks look only for a clashing email.
+  const empty = new RealmState({ id: 0, subdomain: opts.subdomain, name, deactivated: false, settings: {} } as unknown as RealmRecord);
+  checkCreateUser(empty, { email: opts.ownerEmail, fullName: ownerName });
+}
+
+async function create(opts: CreateOptions): Promise<void> {
+  const config = cliConfig(true);
+  const ownerFullName = opts.ownerName ?? opts.ownerEmail.split('@')[0];
+  checkOwner(opts, ownerFullName);
+  const created = await withWriteAccess(config, (directory) =>
+    createRealm(
+      config,
+      directory,
+      async (index, spec) => {
+        const shard = Shard.open(index, config);
+        try {
+          return await doCreateRealm(shard, spec);
+        } finally {
+          await shard.close();
+        }
+      },
+      { subdomain: opts.subdomain, name: opts.name.trim(), ownerEmail: opts.ownerEmail, ownerFullName, ownerPassword: opts.password },
+    ),
+  );
+  console.log(
+    [
+      `Created organization "${created.realm.name}" at ${created.url}`,
+      `  owner email:    ${created.owner.email}`,
+      `  owner password: ${created.ownerPassword}`,
+      `  owner API key:  ${created.owner.apiKey}`,
+      `  zuliprc:        ${created.zuliprc}`,
+    ].join('\n'),
+  );
+}
+
+interface RealmRow {
+  subdomain: string;
+  name: string;
+  id: number;
+  shard: number;
+  url: string;
+  users: number;
+  deactivated: boolean;
+}
+
+/** Reads each realm's record and counts its active human users straight from the shard stores. */
+async function listRows(config: ResolvedConfig, directory: Directory): Promise<RealmRow[]> {
+  const entries = directory.list();
+  const rows: RealmRow[] = [];
+  for (const shardIndex of new Set(entries.map((e) => e.shard))) {
+    const store = openShardStore(config.dataDir, shardIndex);
+    try {
+      for (const entry of entries.filter((e) => e.shard === shardIndex)) {
+        const record = store.realms.get(entry.id) as RealmRecord | undefined;
+        let users = 0;
+        for (const { value } of store.users.getRange({ start: [entry.id], end: [entry.id + 1] })) {
+          const user = value as UserRecord;
+          if (user.isActive && !user.isBot) users++;
+        }
+        const external = knownUrls(config) ? config.externalHost : 'localhost:<port>';
+        const host = entry.subdomain ? `${entry.subdomain}.${external}` : external;
+        rows.push({ ...entry, url: `${config.scheme}://${host}`, users, deactivated: record?.deactivated ?? false });
+      }
+    } finally {
+      await store.env.close();
+    }
+  }
+  return rows.sort((a, b) => a.id - b.id);
+}
+
+function table(rows: RealmRow[]): string {
+  const cells = [
+    ['SUBDOMAIN', 'NAME', 'ID', 'SHARD', 'URL', 'USERS', 'STATUS'],
+    ...rows.map((r) => [r.subdomain || "''", r.name, String(r.id), String(r.shard), r.url, String(r.users), r.deactivated ? 'deactivated' : 'active']),
+  ];
+  const widths = cells[0].map((_, i) => Math.max(...cells.map((row) => row[i].length)));
+  return cells.map((row) => row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}
+
+async function list(opts: { json?: boolean }): Promise<void> {
+  const config = cliConfig();
+  const rows = await withReadAccess(config, async (directory) => (directory ? listRows(config, directory) : []));
+  if (opts.json) console.log(JSON.stringify(rows, null, 2));
+  else if (rows.length === 0) console.log(`No realms in ${config.dataDir} yet (the server creates the root realm on its first start).`);
+  else console.log(table(rows));
+}
+
+async function setDeactivated(subdomain: string, deactivated: boolean): Promise<void> {
+  const config = cliConfig();
+  const changed = await withWriteAccess(config, (directory) =>
+    withRealmShard(config, findRealm(directory, subdomain), (shard, realm) => doSetRealmDeactivated(shard, realm, deactivated)),
+  );
+  const state = deactivated ? 'deactivated' : 'active';
+  console.log(changed ? `${realmLabel(subdomain)} is now ${state}` : `${realmLabel(subdomain)} was already ${state}`);
+}
+
+export function realmCommands(program: Command): void {
+  const realm = program.command('realm').description('create, list, deactivate and reactivate realms (organizations)');
+
+  realm
+    .command('create')
+    .description('create a realm and its owner, and write the owner\'s zuliprc to <data dir>/<subdomain>.zuliprc')
+    .requiredOption('--subdomain <subdomain>', "the realm answers at <subdomain>.<external host>; '' makes the root realm")
+    .requiredOption('--name <name>', 'the organization name')
+    .requiredOption('--owner-email <email>', "the owner's email")
+    .option('--owner-name <full name>', "the owner's full name (default: the email's local part)")
+    .option('--password <password>', "the owner's password (default: a generated one, printed)")
+    .action(create);
+
+  realm
+    .command('list')
+    .description('list the realms: subdomain, name, id, shard, URL, active users, status (allowed while the server runs)')
+    .option('--json', 'print JSON')
+    .action(list);
+
+  realm
+    .command('deactivate')
+    .description('deactivate a realm: its data stays, every API request answers REALM_DEACTIVATED')
+    .requiredOption('--realm <subdomain>', "the realm's subdomain ('' for the root realm)")
+    .action((opts: { realm: string }) => setDeactivated(opts.realm, true));
+
+  realm
+    .command('reactivate')
+    .description('reactivate a deactivated realm')
+    .requiredOption('--realm <subdomain>', "the realm's subdomain ('' for the root realm)")
+    .action((opts: { realm: string }) => setDeactivated(opts.realm, false));
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { ConfigError } from '../config.js';
+import { ApiError } from '../lib/errors.js';
+import { RealmCreationError } from '../realms.js';
+import { CliError } from './context.js';
+import { realmCommands } from './realm.js';
+import { userCommands } from './user.js';
+
+/**
+ * `stoa`: the admin CLI. It reads the server's configuration and works on its data directory
+ * directly, so write commands need the server stopped (see store/lock.ts).
+ */
+const program = new Command('stoa')
+  .description('Administer a Stoa server: realms and users. Reads the same config as the server (config/default.json, STOA_CONFIG, STOA_* variables).')
+  .showHelpAfterError('(run with --help for usage)');
+realmCommands(program);
+userCommands(program);
+
+// Known failures are one line and a non-zero status; anything else is a bug and shows its stack.
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    console.error(`stoa: ${err.message}`);
+    process.exitCode = 2;
+  } else if (err instanceof CliError || err instanceof RealmCreationError || err instanceof ApiError) {
+    console.error(`stoa: ${err.message}`);
+    process.exitCode = 1;
+  } else {
+    console.error('stoa: unexpected error:', err);
+    process.exitCode = 1;
+  }
+});

@@ -1,0 +1,93 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { acquireLock, DataDirLockedError, lockHolder } from '../../src/store/lock.js';
+import { serveDir, stoa, stoaOk, tempDir } from './run.js';
+
+/** What fn throws. */
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
+
+/** The pid of a process that has exited: a stale lock's owner. */
+function deadPid(): number {
+  return Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).toString());
+}
+
+t.test('data directory lock', async (t) => {
+  t.test('write commands refuse while a server runs; realm list does not', async (t) => {
+    const dir = tempDir(t);
+    await stoaOk(dir, ['realm', 'create', '--subdomain', 'acme', '--name', 'Acme', '--owner-email', 'boss@acme.test']);
+    const server = await serveDir(t, dir);
+    t.equal(readFileSync(join(dir, 'stoa.pid'), 'utf8'), `${process.pid}\n`, 'the server wrote its pid to <data dir>/stoa.pid');
+    const writes = [
+      ['realm', 'create', '--subdomain', 'beta', '--name', 'Beta', '--owner-email', 'b@beta.test'],
+      ['user', 'create', '--realm', 'acme', '--email', 'al@acme.test', '--full-name', 'Al'],
+      ['realm', 'deactivate', '--realm', 'acme'],
+      ['realm', 'reactivate', '--realm', 'acme'],
+    ];
+    for (const args of writes) {
+      const res = await stoa(dir, args);
+      t.equal(res.code, 1, `${args.slice(0, 2).join(' ')} exits 1`);
+      t.equal(res.stderr, `stoa: the server is running (pid ${process.pid}); stop it first\n`, `${args.slice(0, 2).join(' ')} says the server runs`);
+    }
+    const rows = JSON.parse(await stoaOk(dir, ['realm', 'list', '--json']));
+    t.same(rows.map((r: { subdomain: string }) => r.subdomain), ['acme'], 'realm list runs, and nothing was written');
+    t.equal(rows[0].users, 1, 'no user was added');
+
+    await server.close();
+    t.notOk(existsSync(join(dir, 'stoa.pid')), 'a clean shutdown removes the pid file');
+    const res = await stoa(dir, writes[1]);
+    t.equal(res.code, 0, `user create works once the server stopped (stderr: ${res.stderr})`);
+    t.notOk(existsSync(join(dir, 'stoa.pid')), 'the CLI releases the lock when it is done');
+  });
+
+  t.test('a stale pid file is taken over', async (t) => {
+    const dir = tempDir(t);
+    writeFileSync(join(dir, 'stoa.pid'), `${deadPid()}\n`);
+    const res = await stoa(dir, ['realm', 'create', '--subdomain', 'acme', '--name', 'Acme', '--owner-email', 'boss@acme.test']);
+    t.equal(res.code, 0, `the CLI takes over (stderr: ${res.stderr})`);
+    writeFileSync(join(dir, 'stoa.pid'), 'garbage');
+    const server = await serveDir(t, dir);
+    t.equal(readFileSync(join(dir, 'stoa.pid'), 'utf8'), `${process.pid}\n`, 'the server takes over a pid file that holds no pid');
+    await server.close();
+  });
+
+  t.test('acquireLock and lockHolder', async (t) => {
+    const dir = tempDir(t);
+    t.equal(lockHolder(dir), null, 'a fresh directory is free');
+    const lock = acquireLock(dir);
+    t.equal(lockHolder(dir), process.pid, 'this process holds it');
+    const twice = thrown(() => acquireLock(dir));
+    t.ok(twice instanceof DataDirLockedError, 'a second acquire in the same process is refused');
+    t.match(twice, { pid: process.pid, message: /is in use by process \d+ \(a running Stoa server or admin command\); stop it first$/ }, 'naming the holder');
+    lock.release();
+    lock.release();
+    t.notOk(existsSync(join(dir, 'stoa.pid')), 'release removes the file, and is safe twice');
+
+    // A pid file naming this process but not taken by it is left from an earlier process
+    // that had the same pid (pid 1 in a container): stale.
+    writeFileSync(join(dir, 'stoa.pid'), `${process.pid}\n`);
+    t.equal(lockHolder(dir), null, 'our own pid, not taken by us, is stale');
+    const again = acquireLock(dir);
+    t.equal(readFileSync(join(dir, 'stoa.pid'), 'utf8'), `${process.pid}\n`, 'and is taken over');
+    again.release();
+
+    writeFileSync(join(dir, 'stoa.pid'), `${process.ppid}\n`);
+    t.equal(lockHolder(dir), process.ppid, 'a live process holds the lock');
+    t.match(thrown(() => acquireLock(dir)), { name: 'DataDirLockedError', pid: process.ppid }, 'which refuses others');
+    t.equal(readFileSync(join(dir, 'stoa.pid'), 'utf8'), `${process.ppid}\n`, 'and keeps its pid file');
+
+    const other = acquireLock(tempDir(t));
+    const released = other.path;
+    writeFileSync(released, '1\n');
+    other.release();
+    t.ok(existsSync(released), 'release leaves a pid file that another process has since taken');
+  });
+});
