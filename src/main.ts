@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from './config.js';
 import { log } from './lib/log.js';
+import { describeCreatedRealm } from './realms.js';
 import { startServer } from './server.js';
 import { DataDirLockedError } from './store/lock.js';
 
@@ -18,17 +19,7 @@ async function main(): Promise<void> {
   }
   const server = await startServer(config);
   const { bootstrap } = server;
-  if (bootstrap) {
-    console.log(
-      [
-        `Created organization "${bootstrap.realm.name}" at ${bootstrap.url}`,
-        `  owner email:    ${bootstrap.owner.email}`,
-        `  owner password: ${bootstrap.ownerPassword}`,
-        `  owner API key:  ${bootstrap.owner.apiKey}`,
-        `  zuliprc:        ${bootstrap.zuliprc}`,
-      ].join('\n'),
-    );
-  }
+  if (bootstrap) console.log(describeCreatedRealm(bootstrap));
   console.log(`Stoa listening on ${server.url} (data in ${server.config.dataDir}, ${server.config.shards} shards)`);
 
   const stop = (signal: string) => {

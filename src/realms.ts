@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CreatedRealm, NewRealm } from './api/realm/actions.js';
-import { SUBDOMAIN } from './api/realm/actions.js';
+import { doCreateRealm, SUBDOMAIN, type CreatedRealm, type NewRealm } from './api/realm/actions.js';
 import type { ResolvedConfig } from './config.js';
+import { Shard } from './shard/shard.js';
 import type { Directory } from './store/directory.js';
 
 export class RealmCreationError extends Error {}
@@ -17,6 +17,29 @@ export interface RealmArgs {
 
 /** Runs doCreateRealm on the shard that will own the realm: through the pool, or in-process. */
 export type ShardRunner = (shard: number, spec: NewRealm) => Promise<CreatedRealm>;
+
+/** A ShardRunner for when no server runs: opens the shard in this thread, creates, closes. */
+export function inProcess(config: ResolvedConfig): ShardRunner {
+  return async (index, spec) => {
+    const shard = Shard.open(index, config);
+    try {
+      return await doCreateRealm(shard, spec);
+    } finally {
+      await shard.close();
+    }
+  };
+}
+
+/** What the server's first start and `stoa realm create` print: everything needed to log in. */
+export function describeCreatedRealm(created: CreatedRealm & { zuliprc: string }): string {
+  return [
+    `Created organization "${created.realm.name}" at ${created.url}`,
+    `  owner email:    ${created.owner.email}`,
+    `  owner password: ${created.ownerPassword}`,
+    `  owner API key:  ${created.owner.apiKey}`,
+    `  zuliprc:        ${created.zuliprc}`,
+  ].join('\n');
+}
 
 export function zuliprcPath(dataDir: string, subdomain: string): string {
   return join(dataDir, subdomain ? `${subdomain}.zuliprc` : 'zuliprc');

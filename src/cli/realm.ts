@@ -1,15 +1,11 @@
 import type { Command } from 'commander';
-import { doCreateRealm } from '../api/realm/actions.js';
 import { doSetRealmDeactivated } from '../api/realm/deactivate.js';
-import { checkCreateUser } from '../api/users/actions.js';
 import type { ResolvedConfig } from '../config.js';
-import { RealmState } from '../model/realm-state.js';
 import type { RealmRecord, UserRecord } from '../model/types.js';
-import { createRealm } from '../realms.js';
-import { Shard } from '../shard/shard.js';
+import { createRealm, describeCreatedRealm, inProcess } from '../realms.js';
 import type { Directory } from '../store/directory.js';
 import { openShardStore } from '../store/shard-store.js';
-import { cliConfig, CliError, findRealm, knownUrls, realmLabel, withReadAccess, withRealmShard, withWriteAccess } from './context.js';
+import { cliConfig, findRealm, knownUrls, realmLabel, withReadAccess, withRealmShard, withWriteAccess } from './context.js';
 
 interface CreateOptions {
   subdomain: string;
@@ -19,49 +15,18 @@ interface CreateOptions {
   password?: string;
 }
 
-/** The realm's name as the reference limits it (Realm.MAX_REALM_NAME_LENGTH). */
-const MAX_REALM_NAME = 40;
-
-/**
- * Checks the owner's account before anything is written: doCreateRealm records the realm
- * before it creates the owner, so a bad email found there would leave half a realm behind.
- */
-function checkOwner(opts: CreateOptions, ownerName: string): void {
-  const name = opts.name.trim();
-  if (name.length === 0 || name.length > MAX_REALM_NAME) throw new CliError(`the realm name must be 1 to ${MAX_REALM_NAME} characters`);
-  // A realm with no users: the checks look only for a clashing email.
-  const empty = new RealmState({ id: 0, subdomain: opts.subdomain, name, deactivated: false, settings: {} } as unknown as RealmRecord);
-  checkCreateUser(empty, { email: opts.ownerEmail, fullName: ownerName });
-}
-
 async function create(opts: CreateOptions): Promise<void> {
   const config = cliConfig(true);
   const ownerFullName = opts.ownerName ?? opts.ownerEmail.split('@')[0];
-  checkOwner(opts, ownerFullName);
   const created = await withWriteAccess(config, (directory) =>
     createRealm(
       config,
       directory,
-      async (index, spec) => {
-        const shard = Shard.open(index, config);
-        try {
-          return await doCreateRealm(shard, spec);
-        } finally {
-          await shard.close();
-        }
-      },
+      inProcess(config),
       { subdomain: opts.subdomain, name: opts.name.trim(), ownerEmail: opts.ownerEmail, ownerFullName, ownerPassword: opts.password },
     ),
   );
-  console.log(
-    [
-      `Created organization "${created.realm.name}" at ${created.url}`,
-      `  owner email:    ${created.owner.email}`,
-      `  owner password: ${created.ownerPassword}`,
-      `  owner API key:  ${created.owner.apiKey}`,
-      `  zuliprc:        ${created.zuliprc}`,
-    ].join('\n'),
-  );
+  console.log(describeCreatedRealm(created));
 }
 
 interface RealmRow {

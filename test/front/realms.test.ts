@@ -2,10 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { doCreateRealm } from '../../src/api/realm/actions.js';
 import { loadConfig, resolveConfig } from '../../src/config.js';
-import { createRealm } from '../../src/realms.js';
-import { Shard } from '../../src/shard/shard.js';
+import { createRealm, inProcess } from '../../src/realms.js';
 import { Directory } from '../../src/store/directory.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -16,14 +14,7 @@ async function twoRealms(dataDir: string) {
   const made = [];
   for (const [subdomain, email] of [['', 'root-owner@example.com'], ['other', 'other-owner@example.com']]) {
     made.push(
-      await createRealm(config, directory, async (index, spec) => {
-        const shard = Shard.open(index, config);
-        try {
-          return await doCreateRealm(shard, spec);
-        } finally {
-          await shard.close();
-        }
-      }, { subdomain, name: subdomain || 'Root', ownerEmail: email, ownerFullName: 'Owner' }),
+      await createRealm(config, directory, inProcess(config), { subdomain, name: subdomain || 'Root', ownerEmail: email, ownerFullName: 'Owner' }),
     );
   }
   await directory.close();

@@ -72,14 +72,20 @@ export function findTemplate(method: string, path: string): string | null {
 
 const pointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
-function validatorFor(method: string, template: string): ValidateFunction | null {
-  const key = `${method} ${template}`;
-  if (compiled.has(key)) return compiled.get(key)!;
+function getAjv(): Ajv {
   doc ??= loadDoc();
   if (!ajv) {
     ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
     ajv.addSchema({ ...doc, $id: 'zulip' } as object);
   }
+  return ajv;
+}
+
+function validatorFor(method: string, template: string): ValidateFunction | null {
+  const key = `${method} ${template}`;
+  if (compiled.has(key)) return compiled.get(key)!;
+  const ajv = getAjv();
+  doc ??= loadDoc();
   let response = doc.paths[template][method.toLowerCase()].responses?.['200'];
   let base = `zulip#/paths/${pointer(template)}/${method.toLowerCase()}/responses/200`;
   if (response?.$ref) {
@@ -99,8 +105,21 @@ export function checkResponse(method: string, path: string, body: unknown): void
   if (!template) throw new Error(`${m} ${path}: not in the OpenAPI reference; document it in DEVIATIONS if deliberate`);
   const validate = validatorFor(m, template);
   if (!validate) return;
-  if (!validate(body)) {
-    const errors = validate.errors!.slice(0, 8).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
-    throw new Error(`${m} ${path} does not match the reference schema (${template}):\n  ${errors.join('\n  ')}`);
+  if (!validate(body)) fail(`${m} ${path} (${template})`, validate);
+}
+
+function fail(what: string, fn: ValidateFunction): never {
+  const errors = fn.errors!.slice(0, 8).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+  throw new Error(`${what} does not match the reference schema:\n  ${errors.join('\n  ')}`);
+}
+
+/** Throws unless an event (as emitted on a shard's bus) is one the reference's GET /events describes. */
+export function checkEvent(event: Record<string, unknown>): void {
+  let fn = compiled.get('event');
+  if (!fn) {
+    fn = getAjv().compile({ $ref: 'zulip#/paths/~1events/get/responses/200/content/application~1json/schema' });
+    compiled.set('event', fn);
   }
+  const body = { result: 'success', msg: '', queue_id: 'q', events: [{ id: 0, ...event }] };
+  if (!fn(body)) fail(`event ${event.type}/${event.op}`, fn);
 }

@@ -26,6 +26,9 @@ export interface CreatedRealm {
   url: string;
 }
 
+/** Realm.MAX_REALM_NAME_LENGTH in the reference. */
+export const MAX_REALM_NAME = 40;
+
 /** Subdomains as the reference allows them: lower-case letters, digits and inner hyphens. */
 export const SUBDOMAIN = /^(|[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?)$/;
 
@@ -33,6 +36,8 @@ export const SUBDOMAIN = /^(|[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?)$/;
 export async function doCreateRealm(shard: Shard, spec: NewRealm): Promise<CreatedRealm> {
   if (!SUBDOMAIN.test(spec.subdomain)) throw badRequest(`Invalid subdomain '${spec.subdomain}'`);
   if (shard.realm(spec.id)) throw badRequest(`Realm ${spec.id} already exists`);
+  const name = spec.name.trim();
+  if (name.length === 0 || name.length > MAX_REALM_NAME) throw badRequest(`The organization name must be 1 to ${MAX_REALM_NAME} characters`);
   const ownerSpec = { email: spec.ownerEmail, fullName: spec.ownerFullName, role: ROLE.owner, password: spec.ownerPassword ?? generatePassword() };
   const now = Math.floor(Date.now() / 1000);
   const batch = shard.batch();
@@ -41,7 +46,7 @@ export async function doCreateRealm(shard: Shard, spec: NewRealm): Promise<Creat
   const realm: RealmRecord = {
     id: spec.id,
     subdomain: spec.subdomain,
-    name: spec.name,
+    name,
     description: '',
     dateCreated: now,
     deactivated: false,

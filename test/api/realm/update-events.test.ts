@@ -1,6 +1,7 @@
 import t from 'tap';
 import { doCreateRealm } from '../../../src/api/realm/actions.js';
 import { realmSetting } from '../../../src/model/realm-settings.js';
+import { checkEvent } from '../../helpers/openapi.js';
 import { ROLE, startShard } from './harness.js';
 
 t.test('PATCH /realm: realm events', async (t) => {
@@ -14,7 +15,9 @@ t.test('PATCH /realm: realm events', async (t) => {
     h.events.length = 0;
     const res = await h.call('realm.update', h.owner, params);
     t.equal(res.status, 200, `${Object.keys(params).join(', ')}: status 200`);
-    return h.events.filter((e) => e.event.type === 'realm');
+    const events = h.events.filter((e) => e.event.type === 'realm');
+    for (const e of events) t.doesNotThrow(() => checkEvent(e.event), `${e.event.op} event matches the reference schema`);
+    return events;
   };
 
   t.test('a simple setting: op update with property and value, to every active user', async (t) => {

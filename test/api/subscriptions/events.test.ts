@@ -11,7 +11,7 @@ import { ROLE, type Role, type UserRecord } from '../../../src/model/types.js';
 import { dispatch } from '../../../src/shard/dispatch.js';
 import type { ShardEvent } from '../../../src/shard/events.js';
 import { Shard } from '../../../src/shard/shard.js';
-import { checkEvent } from '../streams/reference.js';
+import { checkEvent } from '../../helpers/openapi.js';
 
 /**
  * The events of channel and subscription changes. No endpoint delivers events yet, so the shard

@@ -1,8 +1,8 @@
-import { doCreateRealm, type CreatedRealm } from '../../../src/api/realm/actions.js';
+import type { CreatedRealm } from '../../../src/api/realm/actions.js';
 import { loadConfig, type ResolvedConfig } from '../../../src/config.js';
 import type { RealmState } from '../../../src/model/realm-state.js';
 import type { Role } from '../../../src/model/types.js';
-import { createRealm } from '../../../src/realms.js';
+import { createRealm, inProcess } from '../../../src/realms.js';
 import { startServer } from '../../../src/server.js';
 import { Shard } from '../../../src/shard/shard.js';
 import { Directory } from '../../../src/store/directory.js';
@@ -62,14 +62,7 @@ export const setRealmSetting = (name: string, value: unknown) =>
 export const addRealm = (subdomain: string, ownerEmail: string) => async (config: ResolvedConfig): Promise<CreatedRealm> => {
   const directory = new Directory(config.dataDir);
   try {
-    return await createRealm(config, directory, async (index, spec) => {
-      const shard = Shard.open(index, config);
-      try {
-        return await doCreateRealm(shard, spec);
-      } finally {
-        await shard.close();
-      }
-    }, { subdomain, name: `Realm ${subdomain}`, ownerEmail, ownerFullName: 'Other Owner', ownerPassword: 'other-password-1' });
+    return await createRealm(config, directory, inProcess(config), { subdomain, name: `Realm ${subdomain}`, ownerEmail, ownerFullName: 'Other Owner', ownerPassword: 'other-password-1' });
   } finally {
     await directory.close();
   }

@@ -8,6 +8,7 @@ import { loadConfig, resolveConfig } from '../../../src/config.js';
 import { BOT_TYPE } from '../../../src/model/types.js';
 import type { ShardEvent } from '../../../src/shard/events.js';
 import { Shard } from '../../../src/shard/shard.js';
+import { checkEvent } from '../../helpers/openapi.js';
 
 // The event queues are not served over HTTP yet, so these run the do-actions on an in-process
 // shard and watch its event bus, which is what the queues will subscribe to.
@@ -33,6 +34,7 @@ t.test('realm_user events of user creation, deactivation and reactivation', asyn
     t.same([person.user_id, person.full_name, person.email, person.role, person.is_active], [ann.id, 'Ann', 'ann@example.com', 400, true], 'the person fields');
     t.same(person.profile_data, {}, 'profile_data for a human');
     t.same(add.to, [owner.id, ann.id], 'sent to every active user, the new one included');
+    t.doesNotThrow(() => checkEvent(add.event), 'the event matches the reference schema');
   });
 
   const bot = await doCreateUser(shard, realm, { email: 'ann-bot@example.com', fullName: 'Ann Bot', isBot: true, botType: BOT_TYPE.generic, botOwnerId: ann.id });
@@ -47,6 +49,7 @@ t.test('realm_user events of user creation, deactivation and reactivation', asyn
       { type: 'realm_user', op: 'update', person: { user_id: bot.id, is_active: false } },
     ], 'one update per deactivated account');
     t.ok(seen.every((s) => JSON.stringify(s.to) === JSON.stringify([owner.id])), 'sent to the users still active');
+    for (const s of seen) t.doesNotThrow(() => checkEvent(s.event), 'the event matches the reference schema');
     seen.splice(0);
     await doDeactivateUser(shard, realm, ann);
     t.equal(seen.length, 0, 'deactivating again sends nothing');
