@@ -1,4 +1,5 @@
 import { badRequest, unauthorized } from '../../lib/errors.js';
+import { realmSetting } from '../../model/realm-settings.js';
 import { me, operation } from '../operation.js';
 import { userByIdOrEmail } from './access.js';
 import { ownUserView, userView } from './views.js';
@@ -41,7 +42,7 @@ const list = operation<AvatarParams & { user_ids?: number[] }>({
   },
   handler: ({ realm, user, params }) => {
     const spectator = user === null;
-    if (spectator && realm.realm.settings.enable_spectator_access !== true) throw unauthorized();
+    if (spectator && realmSetting(realm, 'enable_spectator_access') !== true) throw unauthorized();
     let users = [...realm.users.values()];
     if (params.user_ids) {
       for (const id of params.user_ids) if (!realm.users.has(id)) throw badRequest(`Invalid user ID: ${id}`);
