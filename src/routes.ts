@@ -36,6 +36,9 @@ export const routes: readonly Route[] = [
   r('POST', '/users/me/subscriptions', 'subscriptions.add'),
   r('DELETE', '/users/me/subscriptions', 'subscriptions.remove'),
 
+  r('POST', '/messages', 'messages.send'),
+  r('GET', '/messages/{message_id}', 'messages.get'),
+
   r('POST', '/users/me/apns_device_token', 'devices.addApns'),
   r('DELETE', '/users/me/apns_device_token', 'devices.removeApns'),
   r('POST', '/users/me/android_gcm_reg_id', 'devices.addGcm'),

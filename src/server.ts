@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import type { CreatedRealm } from './api/realm/actions.js';
@@ -42,12 +42,17 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
 
 async function start(config: Config, lock: DataDirLock): Promise<RunningServer> {
   const directory = new Directory(config.dataDir);
-  const http = createServer();
+  // Requests that arrive while the shards load wait here: none may run before every shard has
+  // raised the shared message-id counter (ShardPool.ready).
+  let handle: RequestListener | null = null;
+  const early: [IncomingMessage, ServerResponse][] = [];
+  const http = createServer((req, res) => (handle ? handle(req, res) : early.push([req, res])));
   const port = await listen(http, config.port, config.bind);
   const resolved = resolveConfig(config, port);
   resolved.shards = Math.max(resolved.shards, directory.shardsInUse());
   const pool = new ShardPool(resolved);
   const front = createFrontEnd(resolved, directory, pool);
+  await pool.ready();
 
   let bootstrap: RunningServer['bootstrap'] = null;
   if (directory.list().length === 0) {
@@ -60,7 +65,8 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     });
     front.refreshRealms();
   }
-  http.on('request', front.app.callback());
+  handle = front.app.callback();
+  for (const [req, res] of early.splice(0)) handle(req, res);
 
   let closing: Promise<void> | null = null;
   const close = () =>

@@ -11,6 +11,9 @@ import { invalidArgument, invalidJson, missingArgument } from './errors.js';
  * JSON); for a union that admits an array or object (`to` is a name, an id or a list), JSON is
  * tried and the string kept if it does not parse; scalars are coerced by ajv ("true" -> true,
  * "12" -> 12). The first problem becomes a Zulip-shaped 400 that names the parameter.
+ *
+ * Because of that coercion a union must be an `anyOf` with the narrowest type first
+ * (`[{type: 'integer'}, {type: 'string'}]`): under `oneOf`, 5 would match both branches.
  */
 const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: false, strict: false });
 

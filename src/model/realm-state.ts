@@ -1,3 +1,6 @@
+/** [first message id received, last message id received or null while subscribed]. */
+export type SubInterval = [number, number | null];
+
 import type { GroupRecord, RealmRecord, StreamRecord, SubscriptionRecord, UserRecord } from './types.js';
 
 /**
@@ -24,7 +27,28 @@ export class RealmState {
   /** System group name (role:members, ...) -> id. */
   readonly systemGroups = new Map<string, number>();
 
+  /**
+   * Each user's read watermark: messages up to it are read, later ones unread, each unless the
+   * message carries the READ_FLIP bit (model/read-state.ts).
+   */
+  readonly readMarks = new Map<number, number>();
+  /**
+   * userId -> (streamId -> [first, last] message-id intervals of subscription; last is null
+   * while subscribed). A channel message was received by a user iff its id lies in one.
+   */
+  readonly subHistory = new Map<number, Map<number, SubInterval[]>>();
+
   constructor(public realm: RealmRecord) {}
+
+  intervals(userId: number, streamId: number): SubInterval[] {
+    return this.subHistory.get(userId)?.get(streamId) ?? [];
+  }
+
+  setIntervals(userId: number, streamId: number, intervals: SubInterval[]): void {
+    let mine = this.subHistory.get(userId);
+    if (!mine) this.subHistory.set(userId, (mine = new Map()));
+    mine.set(streamId, intervals);
+  }
 
   get id(): number {
     return this.realm.id;

@@ -2,6 +2,7 @@ import { Piscina } from 'piscina';
 import type { ResolvedConfig } from '../config.js';
 import type { Reply, RequestTask } from './dispatch.js';
 import type { AdminTask } from './admin.js';
+import { MessageIds } from '../store/message-ids.js';
 
 /**
  * The shard actors. Each shard is a piscina pool of exactly one thread, so a realm always reaches
@@ -15,6 +16,8 @@ export class ShardPool {
 
   constructor(config: ResolvedConfig) {
     const filename = new URL('./worker.js', import.meta.url).href;
+    // One message-id counter for all shards (store/message-ids.ts); shared, not copied.
+    const messageIds = MessageIds.buffer();
     this.pools = Array.from({ length: config.shards }, (_, index) =>
       new Piscina({
         filename,
@@ -24,13 +27,21 @@ export class ShardPool {
         concurrentTasksPerWorker: 100_000,
         maxQueue: Infinity,
         atomics: 'disabled',
-        workerData: { index, config },
+        workerData: { index, config, messageIds },
       }),
     );
   }
 
   get size(): number {
     return this.pools.length;
+  }
+
+  /**
+   * Resolves once every shard has loaded its state, and so has raised the shared message-id
+   * counter to its high-water mark: no request may be served before that.
+   */
+  async ready(): Promise<void> {
+    await Promise.all(this.pools.map((pool) => pool.run({ kind: 'admin', op: 'ping' })));
   }
 
   request(shard: number, task: RequestTask): Promise<Reply> {

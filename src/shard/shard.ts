@@ -1,7 +1,9 @@
 import type { ResolvedConfig } from '../config.js';
-import { RealmState } from '../model/realm-state.js';
+import { RealmState, type SubInterval } from '../model/realm-state.js';
+import { MessageIds } from '../store/message-ids.js';
 import type { GroupRecord, RealmRecord, StreamRecord, SubscriptionRecord, UserRecord } from '../model/types.js';
-import { openShardStore, WriteBatch, type ShardStore } from '../store/shard-store.js';
+import type { Database } from 'lmdb';
+import { openShardStore, PendingWrites, WriteBatch, type Key, type ShardStore } from '../store/shard-store.js';
 import { EventBus } from './events.js';
 
 /**
@@ -13,16 +15,23 @@ export class Shard {
   readonly realms = new Map<number, RealmState>();
   readonly events = new EventBus();
   private readonly seq = new Map<string, number>();
+  private readonly pending = new PendingWrites();
 
   private constructor(
     readonly index: number,
     readonly config: ResolvedConfig,
     readonly store: ShardStore,
+    readonly messageIds: MessageIds,
   ) {}
 
-  static open(index: number, config: ResolvedConfig): Shard {
-    const shard = new Shard(index, config, openShardStore(config.dataDir, index));
+  /**
+   * Opens shard `index`. `idBuffer` is the server-wide message-id counter shared by the shard
+   * threads; without one (the CLI, tests) the shard counts on its own.
+   */
+  static open(index: number, config: ResolvedConfig, idBuffer?: SharedArrayBuffer): Shard {
+    const shard = new Shard(index, config, openShardStore(config.dataDir, index), new MessageIds(idBuffer));
     shard.load();
+    shard.messageIds.raiseTo(shard.seq.get('message') ?? 0);
     return shard;
   }
 
@@ -34,6 +43,11 @@ export class Shard {
     for (const { key, value } of store.streams.getRange({})) this.realmOf(key).setStream(value as StreamRecord);
     for (const { key, value } of store.subs.getRange({})) this.realmOf(key).setSubscription(value as SubscriptionRecord);
     for (const { key, value } of store.groups.getRange({})) this.realmOf(key).setGroup(value as GroupRecord);
+    for (const { key, value } of store.readMarks.getRange({})) this.realmOf(key).readMarks.set((key as number[])[1], value as number);
+    for (const { key, value } of store.subHistory.getRange({})) {
+      const [, userId, streamId] = key as number[];
+      this.realmOf(key).setIntervals(userId, streamId, value as SubInterval[]);
+    }
   }
 
   private realmOf(key: unknown): RealmState {
@@ -44,7 +58,20 @@ export class Shard {
   }
 
   batch(): WriteBatch {
-    return new WriteBatch(this.store);
+    return new WriteBatch(this.store, this.pending);
+  }
+
+  /** A stored row as this shard's own uncommitted writes have left it (store/shard-store.ts). */
+  read<T>(db: Database, key: Key): T | undefined {
+    return this.pending.read<T>(db, key);
+  }
+
+  /** The next message id (server-wide), recording this shard's high-water mark in the batch. */
+  allocateMessageId(batch: WriteBatch): number {
+    const id = this.messageIds.next();
+    this.seq.set('message', id);
+    batch.put(this.store.meta, 'seq:message', id);
+    return id;
   }
 
   /** Hands out the next id of a kind, recording the counter in the action's batch. */

@@ -6,9 +6,9 @@ import { dispatch, type RequestTask } from './dispatch.js';
 import { Shard } from './shard.js';
 
 /** Piscina entry point: one module instance per shard thread, holding that shard's state. */
-const { index, config } = workerData as { index: number; config: ResolvedConfig };
+const { index, config, messageIds } = workerData as { index: number; config: ResolvedConfig; messageIds: SharedArrayBuffer };
 setLogLevel(config.logLevel);
-const shard = Shard.open(index, config);
+const shard = Shard.open(index, config, messageIds);
 
 export type ShardTask = RequestTask | AdminTask | { kind: 'close' };
 

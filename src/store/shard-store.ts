@@ -13,7 +13,26 @@ import { open, type Database, type RootDatabase } from 'lmdb';
  *   subs      [realmId, userId, streamId]      -> SubscriptionRecord
  *   groups    [realmId, groupId]               -> GroupRecord
  *   devices   [realmId, userId, kind, token]   -> DeviceRecord
- *   meta      'seq:<kind>'                     -> last id handed out (user, stream, group)
+ *   meta      'seq:<kind>'                     -> last id handed out (user, stream, group;
+ *                                                 'seq:message' is this shard's high-water mark)
+ *
+ * Messages (see store/messages.ts for how they are read):
+ *
+ *   messages    msgId                                    -> MessageRecord
+ *   byStream    [realmId, streamId, msgId]               -> null   a channel's messages
+ *   byTopic     [realmId, streamId, topicKey, msgId]     -> null   topicKey: lower-cased topic
+ *   byDm        [realmId, dmKey, msgId]                  -> null   dmKey: '1,5,9', sorted ids
+ *   byUserDm    [realmId, userId, msgId]                 -> dmKey  each participant's DMs
+ *   bySender    [realmId, senderId, msgId]               -> null
+ *   uflags      [realmId, userId, msgId]                 -> bits   only flags that differ
+ *   uflagIdx    [realmId, userId, flag, msgId]           -> null   'starred', 'mentioned',
+ *                                                                  'alerted', 'flip'
+ *   readMarks   [realmId, userId]                        -> msgId  the user's read watermark
+ *   subHistory  [realmId, userId, streamId]              -> [start, end|null][]
+ *
+ * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
+ * (model/read-state.ts explains the watermark), and "who received it" is derived from the
+ * subscription history rather than stored per recipient.
  *
  * Realm-scoped tables lead with realmId, so loading one realm is one range read per table and
  * deleting a realm is a range delete. Ids for users, streams and groups come from per-shard
@@ -28,6 +47,16 @@ export interface ShardStore {
   groups: Database;
   devices: Database;
   meta: Database;
+  messages: Database;
+  byStream: Database;
+  byTopic: Database;
+  byDm: Database;
+  byUserDm: Database;
+  bySender: Database;
+  uflags: Database;
+  uflagIdx: Database;
+  readMarks: Database;
+  subHistory: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -48,10 +77,52 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     groups: db('groups'),
     devices: db('devices'),
     meta: db('meta'),
+    messages: db('messages'),
+    byStream: db('byStream'),
+    byTopic: db('byTopic'),
+    byDm: db('byDm'),
+    byUserDm: db('byUserDm'),
+    bySender: db('bySender'),
+    uflags: db('uflags'),
+    uflagIdx: db('uflagIdx'),
+    readMarks: db('readMarks'),
+    subHistory: db('subHistory'),
   };
 }
 
-type Key = string | number | (string | number)[];
+export type Key = string | number | (string | number)[];
+
+/**
+ * Writes made but not yet committed, visible to reads in the meantime.
+ *
+ * A do-action changes state, queues its puts and awaits the commit; while it waits, the shard
+ * runs other requests. A read-modify-write of a stored row (a message's reactions, a user's
+ * flags) by one of those must see the first action's value, not the committed one, or one of
+ * the two updates is lost. So every put lands here first, and `read` looks here before LMDB.
+ * Entries leave when their transaction has committed (unless a later write replaced them).
+ */
+export class PendingWrites {
+  private readonly byDb = new Map<Database, Map<string, { value: unknown }>>();
+
+  set(db: Database, key: Key, value: unknown): { value: unknown } {
+    let map = this.byDb.get(db);
+    if (!map) this.byDb.set(db, (map = new Map()));
+    const entry = { value };
+    map.set(JSON.stringify(key), entry);
+    return entry;
+  }
+
+  settle(db: Database, key: Key, entry: { value: unknown }): void {
+    const map = this.byDb.get(db);
+    const k = JSON.stringify(key);
+    if (map?.get(k) === entry) map.delete(k);
+  }
+
+  read<T>(db: Database, key: Key): T | undefined {
+    const entry = this.byDb.get(db)?.get(JSON.stringify(key));
+    return (entry ? entry.value : db.get(key)) as T | undefined;
+  }
+}
 
 /**
  * The writes of one do-action. The action changes the shard's in-memory state synchronously,
@@ -59,17 +130,20 @@ type Key = string | number | (string | number)[];
  * change is durable, and all writes of one action land in one LMDB transaction.
  */
 export class WriteBatch {
-  private ops: { db: Database; key: Key; value: unknown }[] = [];
+  private ops: { db: Database; key: Key; value: unknown; entry: { value: unknown } }[] = [];
 
-  constructor(private readonly store: ShardStore) {}
+  constructor(
+    private readonly store: ShardStore,
+    private readonly pending: PendingWrites,
+  ) {}
 
   put(db: Database, key: Key, value: unknown): this {
-    this.ops.push({ db, key, value });
+    this.ops.push({ db, key, value, entry: this.pending.set(db, key, value) });
     return this;
   }
 
   del(db: Database, key: Key): this {
-    this.ops.push({ db, key, value: undefined });
+    this.ops.push({ db, key, value: undefined, entry: this.pending.set(db, key, undefined) });
     return this;
   }
 
@@ -77,11 +151,16 @@ export class WriteBatch {
     if (this.ops.length === 0) return;
     const ops = this.ops;
     this.ops = [];
-    await this.store.env.transaction(() => {
-      for (const { db, key, value } of ops) {
-        if (value === undefined) db.remove(key);
-        else db.put(key, value);
-      }
-    });
+    try {
+      await this.store.env.transaction(() => {
+        for (const { db, key, value } of ops) {
+          if (value === undefined) db.remove(key);
+          else db.put(key, value);
+        }
+      });
+    } finally {
+      for (const { db, key, entry } of ops) this.pending.settle(db, key, entry);
+    }
   }
 }
+

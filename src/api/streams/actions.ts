@@ -1,37 +1,11 @@
 import type { RealmState } from '../../model/realm-state.js';
 import type { GroupSetting, StreamRecord, UserRecord } from '../../model/types.js';
-import type { ShardEvent } from '../../shard/events.js';
+import { flush, outbox, queueEvent, type Outbox } from '../../shard/outbox.js';
 import type { Shard } from '../../shard/shard.js';
-import type { WriteBatch } from '../../store/shard-store.js';
 import { subscribeToDefaultChannels } from '../subscriptions/actions.js';
 import { metadataUserIds } from './access.js';
 import { defaultChannelGroups } from './checks.js';
 import { renderDescription, streamView } from './views.js';
-
-/**
- * The writes and events of one do-action that may span channels and subscriptions: state is
- * changed at once, the writes go to one LMDB transaction, and the events wait for its commit.
- */
-export interface Outbox {
-  batch: WriteBatch;
-  events: { event: ShardEvent; userIds: number[] }[];
-}
-
-export function outbox(shard: Shard): Outbox {
-  return { batch: shard.batch(), events: [] };
-}
-
-export function queueEvent(out: Outbox, event: ShardEvent, userIds: Iterable<number>): void {
-  const ids = [...userIds];
-  if (ids.length > 0) out.events.push({ event, userIds: ids });
-}
-
-/** Commits the writes, then emits the events in the order they were queued. */
-export async function flush(shard: Shard, realm: RealmState, out: Outbox): Promise<void> {
-  await out.batch.commit();
-  for (const { event, userIds } of out.events) shard.events.emit(realm.id, event, userIds);
-  out.events = [];
-}
 
 export interface NewStream {
   /** Already checked and stripped (checks.ts checkStreamName). */

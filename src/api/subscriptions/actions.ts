@@ -1,8 +1,9 @@
 import type { RealmState } from '../../model/realm-state.js';
+import { closeInterval, openInterval } from '../../model/sub-history.js';
 import type { StreamRecord, SubscriptionRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { activeSubscriberIds, hasMetadataAccess, isAdmin, metadataUserIds } from '../streams/access.js';
-import { flush, outbox, queueEvent, type Outbox } from '../streams/actions.js';
+import { flush, outbox, queueEvent, type Outbox } from '../../shard/outbox.js';
 import { streamView } from '../streams/views.js';
 import { subscriptionView } from './views.js';
 
@@ -72,6 +73,7 @@ export function addSubscriptions(shard: Shard, realm: RealmState, out: Outbox, s
       };
       realm.setSubscription(sub);
       out.batch.put(shard.store.subs, [realm.id, user.id, stream.id], sub);
+      openInterval(shard, out.batch, realm, user.id, stream.id);
       subscribed.push({ user, stream });
     }
   }
@@ -120,6 +122,7 @@ export function removeSubscriptions(shard: Shard, realm: RealmState, out: Outbox
       }
       realm.removeSubscription(user.id, stream.id);
       out.batch.del(shard.store.subs, [realm.id, user.id, stream.id]);
+      closeInterval(shard, out.batch, realm, user.id, stream.id);
       removed.push({ user, stream });
     }
   }

@@ -2,7 +2,8 @@ import { ApiError, badRequest, insufficientPermission, invalidArgument } from '.
 import type { GroupSetting, StreamRecord, UserRecord } from '../../model/types.js';
 import { me, operation } from '../operation.js';
 import { activeSubscriberIds, hasMetadataAccess, isGuest } from '../streams/access.js';
-import { createStream, flush, outbox } from '../streams/actions.js';
+import { flush, outbox } from '../../shard/outbox.js';
+import { createStream } from '../streams/actions.js';
 import { checkCanCreateChannel, checkStreamName, MAX_DESCRIPTION_LENGTH, parseGroupSetting, parseRetention } from '../streams/checks.js';
 import { CHANNEL_GROUP_SETTINGS } from '../streams/views.js';
 import { addSubscriptions, removeSubscriptions, type SubPair } from './actions.js';

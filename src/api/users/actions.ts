@@ -5,6 +5,7 @@ import { ROLE, type Role, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { userView } from './views.js';
 import { subscribeToDefaultChannels } from '../subscriptions/actions.js';
+import { setReadMark } from '../../model/read-state.js';
 
 export interface NewUser {
   email: string;
@@ -94,6 +95,8 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
   };
   realm.setUser(user);
   batch.put(shard.store.users, [realm.id, user.id], user);
+  // Nothing sent before the user existed is theirs to read.
+  setReadMark(shard, batch, realm, user.id, shard.messageIds.current());
   await batch.commit();
   // The full person, as the reference sends it; the avatar URL is computed here, and a queue
   // registered with client_gravatar may drop it to null for Gravatar users.

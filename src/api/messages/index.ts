@@ -1,0 +1,77 @@
+import { badRequest } from '../../lib/errors.js';
+import { me, operation } from '../operation.js';
+import { accessibleMessage } from './access.js';
+import { checkCanPost, checkSendParams, clientName, defaultReadBySender, doSendMessage, normalizeContent, normalizeTopic, resolveRecipients, resolveStream } from './send.js';
+import { messageWithFlags } from './views.js';
+
+interface SendParams {
+  type: 'direct' | 'private' | 'stream' | 'channel';
+  to: unknown;
+  content: string;
+  topic?: string;
+  subject?: string;
+  queue_id?: string;
+  local_id?: string;
+  read_by_sender?: boolean;
+}
+
+/** POST /messages */
+const send = operation<SendParams>({
+  auth: 'user',
+  params: {
+    properties: {
+      type: { enum: ['direct', 'private', 'stream', 'channel'] },
+      // anyOf, integer first: with coercion a number also passes as a string (see lib/params.ts).
+      to: { anyOf: [{ type: 'integer' }, { type: 'string' }, { type: 'array', items: { anyOf: [{ type: 'integer' }, { type: 'string' }] } }] },
+      content: { type: 'string' },
+      topic: { type: 'string' },
+      subject: { type: 'string' },
+      queue_id: { type: 'string' },
+      local_id: { type: 'string' },
+      read_by_sender: { type: 'boolean' },
+    },
+    required: ['type', 'to', 'content'],
+  },
+  handler: async (ctx) => {
+    const sender = me(ctx);
+    const { realm, params: p } = ctx;
+    checkSendParams(p);
+    const content = normalizeContent(p.content);
+    const client = clientName(ctx.userAgent);
+    const common = { sender, content, client, readBySender: p.read_by_sender ?? defaultReadBySender(client), localId: p.local_id, queueId: p.queue_id };
+    if (p.type === 'stream' || p.type === 'channel') {
+      const rawTopic = p.topic ?? p.subject;
+      if (rawTopic === undefined) throw badRequest('Missing topic');
+      const stream = resolveStream(realm, p.to);
+      checkCanPost(realm, sender, stream);
+      const msg = await doSendMessage(ctx.shard, realm, { ...common, stream, topic: normalizeTopic(realm, rawTopic) });
+      return { id: msg.id };
+    }
+    const msg = await doSendMessage(ctx.shard, realm, { ...common, recipients: resolveRecipients(realm, p.to) });
+    return { id: msg.id };
+  },
+});
+
+/** GET /messages/{message_id} */
+const getOne = operation<{ message_id: number; apply_markdown: boolean; allow_empty_topic_name: boolean }>({
+  auth: 'user',
+  params: {
+    properties: {
+      message_id: { type: 'integer' },
+      apply_markdown: { type: 'boolean', default: true },
+      allow_empty_topic_name: { type: 'boolean', default: false },
+    },
+    required: ['message_id'],
+  },
+  handler: (ctx) => {
+    const user = me(ctx);
+    const msg = accessibleMessage(ctx.shard, ctx.realm, user, ctx.params.message_id);
+    const opts = { applyMarkdown: ctx.params.apply_markdown, clientGravatar: false, allowEmptyTopicName: ctx.params.allow_empty_topic_name };
+    return { raw_content: msg.content, message: messageWithFlags(ctx.shard, ctx.realm, user, msg, opts) };
+  },
+});
+
+export const operations = {
+  'messages.send': send,
+  'messages.get': getOne,
+};

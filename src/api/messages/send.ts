@@ -1,0 +1,204 @@
+import { ApiError, badRequest, invalidArgument, missingArgument } from '../../lib/errors.js';
+import { userHasPermission } from '../../model/groups.js';
+import { FLAG, topicKey, type MessageRecord } from '../../model/message.js';
+import { flagNames, setFlag, writeBits } from '../../model/read-state.js';
+import type { RealmState } from '../../model/realm-state.js';
+import { realmSetting, userHasRealmPermission } from '../../model/realm-settings.js';
+import type { StreamRecord, UserRecord } from '../../model/types.js';
+import type { Shard } from '../../shard/shard.js';
+import { idsUnder, insertMessage } from '../../store/messages.js';
+import { activeSubscriberIds, hasContentAccess, isGuest, isSubscribed } from '../streams/access.js';
+import { renderMessage } from './render.js';
+import { dmGroupKey, EMPTY_TOPIC_DISPLAY_NAME } from './views.js';
+
+/** The reference's limits (max_message_length, max_topic_length in /register). */
+export const MAX_MESSAGE_LENGTH = 10000;
+export const MAX_TOPIC_LENGTH = 60;
+/** Above this many subscribers (or topic participants), wildcard mentions need permission. */
+export const WILDCARD_MENTION_LIMIT = 15;
+
+const TRUNCATED = '\n[message truncated]';
+
+/** Content as the reference stores it: trailing whitespace dropped, over-long text truncated. */
+export function normalizeContent(raw: string): string {
+  if (raw.includes('\0')) throw badRequest('Message must not contain null bytes');
+  const content = raw.trimEnd();
+  if (content.trim() === '') throw badRequest('Message must not be empty');
+  const chars = [...content];
+  return chars.length > MAX_MESSAGE_LENGTH ? chars.slice(0, MAX_MESSAGE_LENGTH - TRUNCATED.length).join('') + TRUNCATED : content;
+}
+
+/**
+ * TOPIC RULES: `(no topic)` and the empty-topic display name read as the empty topic, which is
+ * allowed unless the realm makes topics mandatory; a topic over 60 characters is cut with `...`.
+ */
+export function normalizeTopic(realm: RealmState, raw: string): string {
+  if (raw.includes('\0')) throw badRequest('Topic must not contain null bytes');
+  let topic = raw.trim().replace(/[\r\n]+/g, ' ');
+  if (topic === '(no topic)' || topic === EMPTY_TOPIC_DISPLAY_NAME) topic = '';
+  if (topic === '' && realmSetting(realm, 'mandatory_topics') === true) throw badRequest('Topics are required in this organization.');
+  const chars = [...topic];
+  return chars.length > MAX_TOPIC_LENGTH ? chars.slice(0, MAX_TOPIC_LENGTH - 3).join('') + '...' : topic;
+}
+
+/** The sending client's name, as the reference takes it from the User-Agent: `ZulipPython/0.9` -> `ZulipPython`. */
+export function clientName(userAgent: string): string {
+  const name = userAgent.split(/[/ ]/)[0];
+  return name || 'Unspecified';
+}
+
+// Clients whose messages are read by their sender when read_by_sender is not given: the
+// reference's full user interfaces, as opposed to integrations using a user's API key.
+const UI_CLIENTS = new Set(['zulipandroid', 'zulipios', 'zulipdesktop', 'zulipmobile', 'zulipelectron', 'zulipterminal', 'snipe', 'website', 'ios', 'android']);
+
+export function defaultReadBySender(client: string): boolean {
+  const c = client.toLowerCase();
+  return UI_CLIENTS.has(c) || c.includes('desktop app');
+}
+
+/** `to` of a channel message: a name, an id, or a one-element list of either. */
+export function resolveStream(realm: RealmState, to: unknown): StreamRecord {
+  const value = Array.isArray(to) && to.length === 1 ? to[0] : to;
+  if (typeof value === 'number' || (typeof value === 'string' && /^\d+$/.test(value) && !realm.streamByName(value))) {
+    const id = Number(value);
+    const stream = realm.streams.get(id);
+    if (!stream) throw new ApiError(`Channel with ID '${id}' does not exist`, { code: 'STREAM_DOES_NOT_EXIST', data: { stream_id: id } });
+    return stream;
+  }
+  if (typeof value !== 'string') throw invalidArgument('to', 'Invalid to');
+  const stream = realm.streamByName(value.trim());
+  if (!stream) throw new ApiError(`Channel '${value}' does not exist`, { code: 'STREAM_DOES_NOT_EXIST', data: { stream: value } });
+  return stream;
+}
+
+/** `to` of a direct message: user ids or emails, as a list or a comma-separated string. */
+export function resolveRecipients(realm: RealmState, to: unknown): UserRecord[] {
+  let items: unknown[];
+  if (Array.isArray(to)) items = to;
+  else if (typeof to === 'number') items = [to];
+  else if (typeof to === 'string') items = to.split(',').map((s) => s.trim()).filter(Boolean);
+  else throw invalidArgument('to', 'Invalid to');
+  if (items.length === 0) throw badRequest('Message must have recipients');
+  const users = new Map<number, UserRecord>();
+  for (const item of items) {
+    const user = typeof item === 'number' ? realm.users.get(item) : typeof item === 'string' ? realm.userByEmail(item) : undefined;
+    if (!user) throw badRequest(typeof item === 'number' ? `Invalid user ID ${item}` : `Invalid email '${String(item)}'`);
+    if (!user.isActive) throw badRequest(`'${user.email}' is no longer using Zulip.`);
+    users.set(user.id, user);
+  }
+  return [...users.values()];
+}
+
+/** Who may post to a channel: the reference's access_stream_for_send_message. */
+export function checkCanPost(realm: RealmState, sender: UserRecord, stream: StreamRecord): void {
+  const denied = () => badRequest(`Not authorized to send to channel '${stream.name}'`);
+  if (stream.isArchived) throw denied();
+  const sendGroup = stream.groups.can_send_message_group;
+  if (sendGroup !== undefined && !userHasPermission(realm, sender, sendGroup)) throw denied();
+  if (isSubscribed(realm, sender.id, stream.id)) return;
+  if (stream.inviteOnly || isGuest(sender) || !hasContentAccess(realm, sender, stream)) throw denied();
+}
+
+/** Distinct senders of a topic's messages: who a topic wildcard mention reaches. */
+function topicParticipants(shard: Shard, realm: RealmState, streamId: number, topic: string): Set<number> {
+  const out = new Set<number>();
+  for (const id of idsUnder(shard.store.byTopic, [realm.id, streamId, topicKey(topic)], { reverse: true, limit: 5000 })) {
+    const msg = shard.read<MessageRecord>(shard.store.messages, id);
+    if (msg) out.add(msg.senderId);
+  }
+  return out;
+}
+
+export interface SendSpec {
+  sender: UserRecord;
+  content: string;
+  client: string;
+  readBySender: boolean;
+  stream?: StreamRecord;
+  topic?: string;
+  recipients?: UserRecord[];
+  localId?: string;
+  queueId?: string;
+}
+
+/**
+ * Sends a message: one message row and its index rows, the sender's read flip and the mention
+ * flags of the users mentioned, whatever the channel's size (model/read-state.ts); then the
+ * `message` event to every recipient, with each one's flags.
+ */
+export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendSpec): Promise<MessageRecord> {
+  const { sender } = spec;
+  const rendered = renderMessage(spec.content, { realm, sender });
+  const isStream = spec.stream !== undefined;
+  const topic = spec.topic ?? '';
+  const participants = isStream ? [] : [...new Set([sender.id, ...spec.recipients!.map((u) => u.id)])].sort((a, b) => a - b);
+  const recipientIds = isStream ? new Set([...activeSubscriberIds(realm, spec.stream!.id), sender.id]) : new Set(participants);
+
+  const topicWildcardUsers = rendered.wildcards.topic && isStream ? topicParticipants(shard, realm, spec.stream!.id, topic) : new Set<number>();
+  const mayMentionMany = userHasRealmPermission(realm, sender, 'can_mention_many_users_group');
+  if (isStream && rendered.wildcards.stream && recipientIds.size - 1 > WILDCARD_MENTION_LIMIT && !mayMentionMany) {
+    throw new ApiError('You do not have permission to use channel wildcard mentions in this channel.', { code: 'STREAM_WILDCARD_MENTION_NOT_ALLOWED' });
+  }
+  if (rendered.wildcards.topic && topicWildcardUsers.size > WILDCARD_MENTION_LIMIT && !mayMentionMany) {
+    throw new ApiError('You do not have permission to use topic wildcard mentions in this topic.', { code: 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED' });
+  }
+
+  const batch = shard.batch();
+  const msg: MessageRecord = {
+    id: shard.allocateMessageId(batch),
+    realmId: realm.id,
+    senderId: sender.id,
+    kind: isStream ? 'stream' : 'direct',
+    streamId: isStream ? spec.stream!.id : null,
+    topic: isStream ? topic : '',
+    dm: isStream ? null : participants,
+    content: spec.content,
+    rendered: rendered.html,
+    client: spec.client,
+    timestamp: Math.floor(Date.now() / 1000),
+    isMe: rendered.isMeMessage,
+    hasLink: rendered.hasLink,
+    hasImage: rendered.hasImage,
+    hasAttachment: rendered.hasAttachment,
+    mentions: { users: rendered.mentionedUserIds, groups: rendered.mentionedGroupIds, stream: rendered.wildcards.stream, topic: rendered.wildcards.topic },
+    reactions: [],
+    edits: [],
+    lastEditTs: null,
+    lastMovedTs: null,
+  };
+  insertMessage(shard, batch, msg);
+  if (participants.length > 2 && shard.read(shard.store.meta, dmGroupKey(realm.id, participants)) === undefined) {
+    batch.put(shard.store.meta, dmGroupKey(realm.id, participants), shard.allocate(batch, 'dmgroup'));
+  }
+
+  // Only the users with a mention get a row; everyone else's flags are derived.
+  const flags = new Map<number, number>();
+  const mentioned = new Set(rendered.mentionedUserIds);
+  for (const userId of recipientIds) {
+    let bits = 0;
+    if (mentioned.has(userId)) bits |= FLAG.mentioned;
+    if (rendered.wildcards.stream) bits |= FLAG.stream_wildcard_mentioned;
+    if (topicWildcardUsers.has(userId) || (rendered.wildcards.topic && !isStream)) bits |= FLAG.topic_wildcard_mentioned;
+    if (rendered.mentionedGroupIds.length > 0) {
+      const user = realm.users.get(userId);
+      if (user && rendered.mentionedGroupIds.some((g) => userHasPermission(realm, user, g))) bits |= FLAG.group_mentioned;
+    }
+    if (userId === sender.id) bits &= ~(FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned | FLAG.group_mentioned);
+    if (bits) writeBits(shard, batch, realm, userId, msg.id, 0, bits);
+    flags.set(userId, bits);
+  }
+  if (spec.readBySender) setFlag(shard, batch, realm, sender.id, msg, 'read', true);
+  await batch.commit();
+
+  // The event carries the stored message; the event-queue layer shapes it per queue (content
+  // format, avatar, topic name) and adds local_message_id for the sender's own queue.
+  const byUser: Record<number, string[]> = {};
+  for (const [userId, bits] of flags) byUser[userId] = flagNames(bits | (userId === sender.id && spec.readBySender ? FLAG.read : 0));
+  shard.events.emit(realm.id, { type: 'message', message: msg, flags: byUser, local_id: spec.localId ?? null, sender_queue_id: spec.queueId ?? null }, recipientIds);
+  return msg;
+}
+
+/** The checks of POST /messages that need no state beyond the request. */
+export function checkSendParams(p: { queue_id?: string; local_id?: string }): void {
+  if (p.queue_id !== undefined && p.local_id === undefined) throw missingArgument('local_id');
+}

@@ -1,0 +1,105 @@
+import type { MessageRecord } from '../../model/message.js';
+import { dmKey } from '../../model/message.js';
+import { userFlags } from '../../model/read-state.js';
+import type { RealmState } from '../../model/realm-state.js';
+import { realmSetting } from '../../model/realm-settings.js';
+import type { UserRecord } from '../../model/types.js';
+import type { Shard } from '../../shard/shard.js';
+import { avatarUrl } from '../users/views.js';
+import { topicLinks } from './render.js';
+
+export interface MessageViewOptions {
+  applyMarkdown: boolean;
+  clientGravatar: boolean;
+  /** Without it, the empty topic reads as realm_empty_topic_display_name. */
+  allowEmptyTopicName: boolean;
+}
+
+/** realm_empty_topic_display_name: what clients without empty-topic support see instead of ''. */
+export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
+
+/** The topic as a client sees it. */
+export function shownTopic(topic: string, allowEmpty: boolean): string {
+  return topic === '' && !allowEmpty ? EMPTY_TOPIC_DISPLAY_NAME : topic;
+}
+
+/**
+ * Recipient ids, stable and distinct within a realm: 3k for channel k, 3k+1 for user k's personal
+ * recipient, 3k+2 for direct-message group k (allocated per participant set on first send).
+ * Since feature level 327 a 1:1 conversation has one recipient id in both directions: the other
+ * participant's personal recipient, as seen by the viewer.
+ */
+export function recipientId(shard: Shard, realm: RealmState, msg: MessageRecord, viewerId: number): number {
+  if (msg.kind === 'stream') return 3 * msg.streamId!;
+  const others = msg.dm!.filter((id) => id !== viewerId);
+  if (msg.dm!.length <= 2) return 3 * (others[0] ?? viewerId) + 1;
+  return 3 * (shard.read<number>(shard.store.meta, dmGroupKey(realm.id, msg.dm!)) ?? 0) + 2;
+}
+
+export function dmGroupKey(realmId: number, participants: number[]): string {
+  return `dmgroup:${realmId}:${dmKey(participants)}`;
+}
+
+function displayRecipient(realm: RealmState, msg: MessageRecord): unknown {
+  if (msg.kind === 'stream') return realm.streams.get(msg.streamId!)?.name ?? '';
+  return msg.dm!.map((id) => {
+    const u = realm.users.get(id);
+    return { id, email: u?.email ?? '', full_name: u?.fullName ?? '', is_mirror_dummy: false };
+  });
+}
+
+/** The reference's edit_history entries, newest first. */
+export function editHistoryView(msg: MessageRecord): Record<string, unknown>[] {
+  return [...msg.edits].reverse().map((e) => {
+    const entry: Record<string, unknown> = { user_id: e.userId, timestamp: e.timestamp };
+    if (e.prevContent !== undefined) {
+      entry.prev_content = e.prevContent;
+      entry.prev_rendered_content = e.prevRendered;
+    }
+    if (e.prevStream !== undefined) {
+      entry.prev_stream = e.prevStream;
+      entry.stream = e.stream;
+    }
+    if (e.prevTopic !== undefined) {
+      entry.prev_topic = e.prevTopic;
+      entry.topic = e.topic;
+    }
+    return entry;
+  });
+}
+
+/** A message as `viewer` sees it (the reference's Message object), without flags. */
+export function messageView(shard: Shard, realm: RealmState, viewer: UserRecord, msg: MessageRecord, opts: MessageViewOptions): Record<string, unknown> {
+  const sender = realm.users.get(msg.senderId);
+  const topic = shownTopic(msg.topic, opts.allowEmptyTopicName);
+  const view: Record<string, unknown> = {
+    id: msg.id,
+    sender_id: msg.senderId,
+    content: opts.applyMarkdown ? msg.rendered : msg.content,
+    recipient_id: recipientId(shard, realm, msg, viewer.id),
+    timestamp: msg.timestamp,
+    client: msg.client,
+    subject: msg.kind === 'stream' ? topic : '',
+    topic_links: msg.kind === 'stream' ? topicLinks(realm, msg.topic) : [],
+    is_me_message: msg.isMe,
+    reactions: msg.reactions.map((r) => ({ emoji_name: r.emojiName, emoji_code: r.emojiCode, reaction_type: r.reactionType, user_id: r.userId })),
+    submessages: [],
+    sender_full_name: sender?.fullName ?? '',
+    sender_email: sender?.email ?? '',
+    sender_realm_str: realm.realm.subdomain,
+    display_recipient: displayRecipient(realm, msg),
+    type: msg.kind === 'stream' ? 'stream' : 'private',
+    avatar_url: sender ? avatarUrl(sender, opts.clientGravatar) : null,
+    content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
+  };
+  if (msg.kind === 'stream') view.stream_id = msg.streamId;
+  if (msg.edits.length > 0 && realmSetting(realm, 'message_edit_history_visibility_policy') !== 'none') view.edit_history = editHistoryView(msg);
+  if (msg.lastEditTs !== null) view.last_edit_timestamp = msg.lastEditTs;
+  if (msg.lastMovedTs !== null) view.last_moved_timestamp = msg.lastMovedTs;
+  return view;
+}
+
+/** The view with the viewer's flags, as GET /messages and GET /messages/{id} return it. */
+export function messageWithFlags(shard: Shard, realm: RealmState, viewer: UserRecord, msg: MessageRecord, opts: MessageViewOptions): Record<string, unknown> {
+  return { ...messageView(shard, realm, viewer, msg, opts), flags: userFlags(shard, realm, viewer.id, msg) };
+}

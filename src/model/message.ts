@@ -1,0 +1,84 @@
+/** A stored message. Views in src/api/messages/views.ts give the reference's Message shape. */
+export interface MessageRecord {
+  id: number;
+  realmId: number;
+  senderId: number;
+  kind: 'stream' | 'direct';
+  /** Channel messages only. */
+  streamId: number | null;
+  /** '' for direct messages; may be '' for channel messages too (the empty topic). */
+  topic: string;
+  /** Direct messages: every participant, sender included, ascending. */
+  dm: number[] | null;
+  content: string;
+  rendered: string;
+  client: string;
+  /** Seconds. */
+  timestamp: number;
+  isMe: boolean;
+  hasLink: boolean;
+  hasImage: boolean;
+  hasAttachment: boolean;
+  /** What the renderer found; the flags of each recipient derive from it. */
+  mentions: { users: number[]; groups: number[]; stream: boolean; topic: boolean };
+  reactions: ReactionRecord[];
+  /** Oldest first; served newest first. */
+  edits: EditRecord[];
+  lastEditTs: number | null;
+  lastMovedTs: number | null;
+}
+
+export interface ReactionRecord {
+  emojiName: string;
+  emojiCode: string;
+  reactionType: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+  userId: number;
+}
+
+export interface EditRecord {
+  userId: number | null;
+  timestamp: number;
+  prevContent?: string;
+  prevRendered?: string;
+  prevStream?: number;
+  stream?: number;
+  prevTopic?: string;
+  topic?: string;
+}
+
+/** The reference's UserMessage flag bits, the ones the API shows. */
+export const FLAG = {
+  read: 1,
+  starred: 2,
+  collapsed: 4,
+  mentioned: 8,
+  stream_wildcard_mentioned: 16,
+  topic_wildcard_mentioned: 32,
+  group_mentioned: 64,
+  has_alert_word: 512,
+  historical: 1024,
+} as const;
+export type FlagName = keyof typeof FLAG;
+
+/**
+ * Our own bit, never shown: the user's read state of this message is the opposite of what their
+ * read watermark says (model/read-state.ts).
+ */
+export const READ_FLIP = 1 << 20;
+
+/** Flags whose messages are found through the uflagIdx index (narrows is:starred, is:mentioned...). */
+export const INDEXED_FLAGS: Record<string, number> = {
+  starred: FLAG.starred,
+  mentioned: FLAG.mentioned | FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned | FLAG.group_mentioned,
+  alerted: FLAG.has_alert_word,
+  flip: READ_FLIP,
+};
+
+/** `1,5,9`: the key of a direct-message conversation, also its recipient identity. */
+export function dmKey(participants: number[]): string {
+  return [...new Set(participants)].sort((a, b) => a - b).join(',');
+}
+
+export function topicKey(topic: string): string {
+  return topic.toLowerCase();
+}

@@ -1,0 +1,129 @@
+import type { WriteBatch } from '../store/shard-store.js';
+import type { Shard } from '../shard/shard.js';
+import { FLAG, INDEXED_FLAGS, READ_FLIP, type FlagName, type MessageRecord } from './message.js';
+import type { RealmState } from './realm-state.js';
+
+/**
+ * Per-user message state, kept sparse so that a send costs the same whatever the channel's size.
+ *
+ * Who received a message is derived, not stored: the sender, the participants of a direct
+ * message, and for a channel message the users whose subscription history (RealmState
+ * .subHistory) covers its id. A user who can read a message without having received it sees it
+ * as `historical` (and read).
+ *
+ * Read state uses a per-user watermark W (RealmState.readMarks): a received message is read iff
+ * `id <= W`, inverted when its uflags row carries READ_FLIP. New messages arrive above W and so are
+ * unread with no write at all; reading them sets flips, and `advanceReadMark` moves W up past the
+ * read prefix so the flips do not pile up; "mark all as read" just moves W. Every other flag is a
+ * bit in the same sparse uflags row, present only while some bit is set, and the flags that
+ * narrows search (starred, mentioned, alerted, and the flips themselves) are mirrored in uflagIdx
+ * as [realmId, userId, flag, msgId] so each is a range read.
+ */
+
+/** The API's flag names, in the reference's order. */
+const SHOWN: FlagName[] = ['read', 'starred', 'collapsed', 'mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned', 'group_mentioned', 'has_alert_word', 'historical'];
+
+export function readMark(realm: RealmState, userId: number): number {
+  return realm.readMarks.get(userId) ?? 0;
+}
+
+export function setReadMark(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number, mark: number): void {
+  realm.readMarks.set(userId, mark);
+  batch.put(shard.store.readMarks, [realm.id, userId], mark);
+}
+
+/** Whether the user received the message (rather than being able to read it historically). */
+export function received(realm: RealmState, userId: number, msg: MessageRecord): boolean {
+  if (msg.senderId === userId) return true;
+  if (msg.kind === 'direct') return msg.dm!.includes(userId);
+  for (const [first, last] of realm.intervals(userId, msg.streamId!)) {
+    if (msg.id >= first && (last === null || msg.id <= last)) return true;
+  }
+  return false;
+}
+
+export function storedBits(shard: Shard, realm: RealmState, userId: number, msgId: number): number {
+  return shard.read<number>(shard.store.uflags, [realm.id, userId, msgId]) ?? 0;
+}
+
+/** The bits the API shows, read included, for one user and message. */
+export function flagBits(shard: Shard, realm: RealmState, userId: number, msg: MessageRecord): number {
+  const stored = storedBits(shard, realm, userId, msg.id);
+  let bits = stored & ~READ_FLIP;
+  if (received(realm, userId, msg)) {
+    if (msg.id <= readMark(realm, userId) !== ((stored & READ_FLIP) !== 0)) bits |= FLAG.read;
+  } else bits |= FLAG.read | FLAG.historical;
+  return bits;
+}
+
+export function flagNames(bits: number): string[] {
+  const out: string[] = [];
+  for (const name of SHOWN) if (bits & FLAG[name]) out.push(name);
+  // Deprecated since feature level 224, still sent: either kind of wildcard mention.
+  if (bits & (FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned)) out.push('wildcard_mentioned');
+  return out;
+}
+
+export function userFlags(shard: Shard, realm: RealmState, userId: number, msg: MessageRecord): string[] {
+  return flagNames(flagBits(shard, realm, userId, msg));
+}
+
+/** Replaces a user's stored bits for a message, keeping uflagIdx in step. */
+export function writeBits(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number, msgId: number, before: number, after: number): void {
+  if (before === after) return;
+  const key = [realm.id, userId, msgId];
+  if (after === 0) batch.del(shard.store.uflags, key);
+  else batch.put(shard.store.uflags, key, after);
+  for (const [flag, mask] of Object.entries(INDEXED_FLAGS)) {
+    const had = (before & mask) !== 0;
+    const has = (after & mask) !== 0;
+    if (had === has) continue;
+    const idx = [realm.id, userId, flag, msgId];
+    if (has) batch.put(shard.store.uflagIdx, idx, null);
+    else batch.del(shard.store.uflagIdx, idx);
+  }
+}
+
+/**
+ * Sets or clears a flag (read included) for one user on one message. Returns whether anything
+ * changed. Messages the user did not receive are read and historical by definition: setting read
+ * on them changes nothing, and other flags are stored with `historical` so they show as such.
+ */
+export function setFlag(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number, msg: MessageRecord, flag: FlagName, on: boolean): boolean {
+  const stored = storedBits(shard, realm, userId, msg.id);
+  const isReceived = received(realm, userId, msg);
+  let after = stored;
+  if (flag === 'read') {
+    if (!isReceived) return false;
+    const readNow = msg.id <= readMark(realm, userId) !== ((stored & READ_FLIP) !== 0);
+    if (readNow === on) return false;
+    after ^= READ_FLIP;
+  } else {
+    after = on ? after | FLAG[flag] : after & ~FLAG[flag];
+    if (!isReceived) after = after & ~FLAG.historical ? after | FLAG.historical : 0;
+    if (after === stored) return false;
+  }
+  writeBits(shard, batch, realm, userId, msg.id, stored, after);
+  return true;
+}
+
+/**
+ * Moves the user's watermark up past every read message right above it, dropping their flips,
+ * so that a user who reads as messages come keeps no rows at all. `next` yields, in ascending
+ * order, the ids of the messages above the mark that the user received; the walk stops at the
+ * first unread one (or after `limit` steps, to bound the work of one request). Messages of a
+ * channel the user has left are not walked: like the reference, clients ignore their unread
+ * state, and here moving past them makes them read.
+ */
+export function advanceReadMark(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number, receivedAbove: Iterable<number>, limit = 10_000): void {
+  let mark = readMark(realm, userId);
+  let steps = 0;
+  for (const id of receivedAbove) {
+    if (++steps > limit) break;
+    const stored = storedBits(shard, realm, userId, id);
+    if (!(stored & READ_FLIP)) break;
+    writeBits(shard, batch, realm, userId, id, stored, stored & ~READ_FLIP);
+    mark = id;
+  }
+  if (mark !== readMark(realm, userId)) setReadMark(shard, batch, realm, userId, mark);
+}

@@ -1,0 +1,110 @@
+import type { Database, RangeOptions } from 'lmdb';
+import { dmKey, topicKey, type MessageRecord } from '../model/message.js';
+import type { RealmState } from '../model/realm-state.js';
+import type { Shard } from '../shard/shard.js';
+import type { WriteBatch } from './shard-store.js';
+
+/**
+ * Messages and their indexes (key layout in store/shard-store.ts). Every index key ends with the
+ * message id, so "the messages of X between ids a and b, newest first" is one range read of keys
+ * [...X, a] to [...X, b], reversed; nothing else is scanned.
+ */
+
+export function insertMessage(shard: Shard, batch: WriteBatch, msg: MessageRecord): void {
+  const { store } = shard;
+  batch.put(store.messages, msg.id, msg);
+  indexMessage(shard, batch, msg, true);
+}
+
+/** Adds (or removes) a message's index rows; a move removes the old ones and adds the new. */
+export function indexMessage(shard: Shard, batch: WriteBatch, msg: MessageRecord, add: boolean): void {
+  const { store } = shard;
+  const put = (db: typeof store.byStream, key: (string | number)[], value: unknown = null) => (add ? batch.put(db, key, value) : batch.del(db, key));
+  const r = msg.realmId;
+  if (msg.kind === 'stream') {
+    put(store.byStream, [r, msg.streamId!, msg.id]);
+    put(store.byTopic, [r, msg.streamId!, topicKey(msg.topic), msg.id]);
+  } else {
+    const key = dmKey(msg.dm!);
+    put(store.byDm, [r, key, msg.id]);
+    for (const userId of msg.dm!) put(store.byUserDm, [r, userId, msg.id], key);
+  }
+  put(store.bySender, [r, msg.senderId, msg.id]);
+}
+
+export function getMessage(shard: Shard, realm: RealmState, id: number): MessageRecord | undefined {
+  const msg = shard.read<MessageRecord>(shard.store.messages, id);
+  return msg && msg.realmId === realm.id ? msg : undefined;
+}
+
+export function putMessage(shard: Shard, batch: WriteBatch, msg: MessageRecord): void {
+  batch.put(shard.store.messages, msg.id, msg);
+}
+
+export interface IdRange {
+  /** Inclusive bounds; default: everything. */
+  min?: number;
+  max?: number;
+  /** Newest first. */
+  reverse?: boolean;
+  limit?: number;
+}
+
+/** Message ids under an index prefix, within [min, max]. */
+export function idsUnder(db: Database, prefix: (string | number)[], range: IdRange = {}): Iterable<number> {
+  const min = range.min ?? 0;
+  const max = range.max ?? Number.MAX_SAFE_INTEGER;
+  // lmdb's `end` is exclusive; ids are integers, so half a step past the bound includes it.
+  const opts: RangeOptions = range.reverse
+    ? { start: [...prefix, max], end: [...prefix, min - 0.5], reverse: true }
+    : { start: [...prefix, min], end: [...prefix, max + 0.5] };
+  if (range.limit !== undefined) opts.limit = range.limit;
+  const at = prefix.length;
+  return db.getKeys(opts).map((key) => (key as number[])[at]);
+}
+
+/** Merges ascending (or, with reverse, descending) id sequences, dropping duplicates. */
+export function* mergeIds(sources: Iterable<number>[], reverse = false): Generator<number> {
+  const its = sources.map((s) => s[Symbol.iterator]());
+  const heads = its.map((it) => it.next());
+  let last: number | undefined;
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < heads.length; i++) {
+      if (heads[i].done) continue;
+      if (best < 0 || (reverse ? heads[i].value > heads[best].value : heads[i].value < heads[best].value)) best = i;
+    }
+    if (best < 0) return;
+    const id = heads[best].value as number;
+    heads[best] = its[best].next();
+    if (id !== last) yield id;
+    last = id;
+  }
+}
+
+/**
+ * The ids of every message a user received within [min, max], ascending or descending: their
+ * direct messages, and each channel's messages within the user's subscription intervals. (A
+ * sender's own messages to channels they are not subscribed to are not included.)
+ */
+export function receivedIds(shard: Shard, realm: RealmState, userId: number, range: IdRange = {}): Iterable<number> {
+  const { store } = shard;
+  const sources: Iterable<number>[] = [idsUnder(store.byUserDm, [realm.id, userId], { ...range, limit: undefined })];
+  for (const [streamId, intervals] of realm.subHistory.get(userId) ?? []) {
+    for (const [first, last] of intervals) {
+      const min = Math.max(first, range.min ?? 0);
+      const max = Math.min(last ?? Number.MAX_SAFE_INTEGER, range.max ?? Number.MAX_SAFE_INTEGER);
+      if (min <= max) sources.push(idsUnder(store.byStream, [realm.id, streamId], { min, max, reverse: range.reverse }));
+    }
+  }
+  return limited(mergeIds(sources, range.reverse), range.limit);
+}
+
+function* limited(ids: Iterable<number>, limit?: number): Generator<number> {
+  if (limit === undefined) return yield* ids;
+  let n = 0;
+  for (const id of ids) {
+    if (n++ >= limit) return;
+    yield id;
+  }
+}
