@@ -17,6 +17,8 @@ export interface Config {
   logLevel: string;
   rootRealm: { name: string; ownerEmail: string; ownerFullName: string };
   fetchApiKeyRateLimit: { failures: number; windowSeconds: number };
+  heartbeatSeconds: number;
+  queueLifespanSeconds: number;
 }
 
 /** A config with every default filled in, once the listening port is known. */
@@ -66,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     externalHost: env.STOA_EXTERNAL_HOST || undefined,
     shards: envInt(env, 'STOA_SHARDS'),
     logLevel: env.STOA_LOG_LEVEL || undefined,
+    heartbeatSeconds: envInt(env, 'STOA_HEARTBEAT_SECONDS'),
   };
   for (const [key, value] of Object.entries({ ...fromEnv, ...overrides })) if (value !== undefined) merged[key] = value;
   if (!validate(merged)) {

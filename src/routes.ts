@@ -36,6 +36,10 @@ export const routes: readonly Route[] = [
   r('POST', '/users/me/subscriptions', 'subscriptions.add'),
   r('DELETE', '/users/me/subscriptions', 'subscriptions.remove'),
 
+  r('POST', '/register', 'events.register'),
+  r('GET', '/events', 'events.get'),
+  r('DELETE', '/events', 'events.delete'),
+
   r('POST', '/messages', 'messages.send'),
   r('GET', '/messages/{message_id}', 'messages.get'),
 

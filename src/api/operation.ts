@@ -29,6 +29,7 @@ export interface OpContext<P> {
   params: P;
   userAgent: string;
   remoteAddr: string;
+  requestId: string;
 }
 
 export interface Operation<P = Record<string, unknown>> {

@@ -1,5 +1,6 @@
 import type { Operation } from './operation.js';
 import { operations as devices } from './devices/index.js';
+import { operations as events } from './events/index.js';
 import { operations as messages } from './messages/index.js';
 import { operations as realm } from './realm/index.js';
 import { operations as server } from './server/index.js';
@@ -10,6 +11,7 @@ import { operations as users } from './users/index.js';
 /** Every operation the shards run, by the name the route table (src/routes.ts) uses. */
 export const operations: Record<string, Operation<any>> = {
   ...devices,
+  ...events,
   ...messages,
   ...realm,
   ...server,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { ResolvedConfig } from '../config.js';
@@ -73,6 +74,14 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
       parseParams,
       async (ctx: Context) => {
         const realm = realmFor(ctx.host);
+        const requestId = randomUUID();
+        // A client that hangs up on a parked GET /events must not leave the poll parked.
+        // (The response's 'close' fires when the connection drops before the reply is written;
+        // the request's own 'close' fires as soon as its body has been read.)
+        const onClose = () => {
+          if (!ctx.res.writableEnded) pool.cancel(realm.shard, requestId);
+        };
+        ctx.res.once('close', onClose);
         const reply = await pool.request(realm.shard, {
           kind: 'request',
           op: route.op,
@@ -82,7 +91,9 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
           pathParams: (ctx as unknown as { params: Record<string, string> }).params,
           userAgent: ctx.get('user-agent'),
           remoteAddr: ctx.ip,
+          requestId,
         });
+        ctx.res.off('close', onClose);
         send(ctx, reply);
       },
     ]);

@@ -19,6 +19,8 @@ export interface RequestTask {
   pathParams: Record<string, string>;
   userAgent: string;
   remoteAddr: string;
+  /** Unique per HTTP request: a long-poll is cancelled by it when its client goes away. */
+  requestId?: string;
 }
 
 /** The answer, serialised in the shard so the front end only writes bytes. */
@@ -76,7 +78,7 @@ export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> 
     const user = op.auth === 'none' ? null : authenticate(realm, task.authorization, op.auth === 'user');
     checkRole(op, user);
     const { params, ignored } = parseParams<Record<string, unknown>>(op.params, task.params, task.pathParams);
-    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr };
+    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '' };
     return success(await op.handler(ctx), ignored);
   } catch (err) {
     if (err instanceof ApiError) return errorReply(err);

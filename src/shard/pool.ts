@@ -48,6 +48,11 @@ export class ShardPool {
     return this.pools[shard].run(task);
   }
 
+  /** Tells a shard that the client of a request went away (a parked long-poll is dropped). */
+  cancel(shard: number, requestId: string): void {
+    this.pools[shard].run({ kind: 'cancel', requestId }).catch(() => undefined);
+  }
+
   admin<T>(shard: number, task: AdminTask): Promise<T> {
     return this.pools[shard].run(task);
   }

@@ -5,6 +5,7 @@ import type { GroupRecord, RealmRecord, StreamRecord, SubscriptionRecord, UserRe
 import type { Database } from 'lmdb';
 import { openShardStore, PendingWrites, WriteBatch, type Key, type ShardStore } from '../store/shard-store.js';
 import { EventBus } from './events.js';
+import { TimerWheel } from '../lib/timer-wheel.js';
 
 /**
  * A shard: the realms it owns, their in-memory state, and its LMDB environment. It runs on one
@@ -14,6 +15,8 @@ import { EventBus } from './events.js';
 export class Shard {
   readonly realms = new Map<number, RealmState>();
   readonly events = new EventBus();
+  /** The shard's clock for timers (event queues now; scheduled sends and retries later). */
+  readonly wheel = new TimerWheel();
   private readonly seq = new Map<string, number>();
   private readonly pending = new PendingWrites();
 
@@ -93,6 +96,7 @@ export class Shard {
   }
 
   async close(): Promise<void> {
+    this.wheel.stop();
     await this.store.env.flushed;
     await this.store.env.close();
   }

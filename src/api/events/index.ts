@@ -1,0 +1,122 @@
+import { badRequest } from '../../lib/errors.js';
+import { me, operation, type OpContext } from '../operation.js';
+import { queuesOf } from './manager.js';
+import { initialState } from './register-state.js';
+import type { QueueOptions } from './queue.js';
+
+/** The longest a client may ask its queue to live: 7 days, as the reference allows. */
+const MAX_LIFESPAN_SECS = 7 * 86400;
+
+const CAPABILITIES = [
+  'notification_settings_null', 'bulk_message_deletion', 'user_avatar_url_field_optional', 'stream_typing_notifications',
+  'user_settings_object', 'empty_topic_name', 'archived_channels', 'include_deactivated_groups', 'linkifier_url_template',
+  'user_list_incomplete',
+];
+
+export interface RegisterParams {
+  event_types?: string[];
+  fetch_event_types?: string[];
+  narrow: unknown[];
+  all_public_streams: boolean;
+  client_capabilities: Record<string, unknown>;
+  apply_markdown: boolean;
+  client_gravatar: boolean;
+  include_subscribers: boolean | 'partial';
+  slim_presence: boolean;
+  queue_lifespan_secs?: number;
+}
+
+export const registerSchema = {
+  properties: {
+    event_types: { type: 'array', items: { type: 'string' } },
+    fetch_event_types: { type: 'array', items: { type: 'string' } },
+    narrow: { type: 'array', default: [] },
+    all_public_streams: { type: 'boolean', default: false },
+    client_capabilities: { type: 'object', default: {} },
+    apply_markdown: { type: 'boolean', default: false },
+    client_gravatar: { type: 'boolean', default: true },
+    include_subscribers: { anyOf: [{ type: 'boolean' }, { enum: ['partial'] }], default: false },
+    slim_presence: { type: 'boolean', default: false },
+    queue_lifespan_secs: { type: 'integer', minimum: 0 },
+  },
+};
+
+/** Narrow terms as [operator, operand] pairs or {operator, operand, negated} objects. */
+function parseNarrow(raw: unknown[]): QueueOptions['narrow'] {
+  return raw.map((term) => {
+    if (Array.isArray(term) && term.length === 2 && typeof term[0] === 'string') return { operator: term[0], operand: term[1], negated: false };
+    if (term && typeof term === 'object' && typeof (term as { operator?: unknown }).operator === 'string') {
+      const t = term as { operator: string; operand: unknown; negated?: boolean };
+      return { operator: t.operator, operand: t.operand, negated: t.negated === true };
+    }
+    throw badRequest('Invalid narrow');
+  });
+}
+
+function queueOptions(ctx: OpContext<RegisterParams>): QueueOptions {
+  const p = ctx.params;
+  const capabilities: Record<string, boolean> = {};
+  for (const name of CAPABILITIES) capabilities[name] = p.client_capabilities[name] === true;
+  const lifespan = p.queue_lifespan_secs ? Math.min(Math.max(p.queue_lifespan_secs, ctx.shard.config.queueLifespanSeconds), MAX_LIFESPAN_SECS) : ctx.shard.config.queueLifespanSeconds;
+  return {
+    realmId: ctx.realm.id,
+    userId: me(ctx).id,
+    eventTypes: p.event_types ? new Set(p.event_types) : null,
+    narrow: parseNarrow(p.narrow),
+    allPublicStreams: p.all_public_streams,
+    applyMarkdown: p.apply_markdown,
+    clientGravatar: p.client_gravatar,
+    capabilities,
+    lifespanSecs: lifespan,
+  };
+}
+
+/**
+ * POST /register. The queue is created and the snapshot taken in one synchronous step of the
+ * shard's thread, so an event emitted meanwhile is in exactly one of the two: before, it is in
+ * the snapshot; after, it is in the queue.
+ */
+const register = operation<RegisterParams>({
+  auth: 'user',
+  params: registerSchema,
+  handler: (ctx) => {
+    const queue = queuesOf(ctx.shard).register(queueOptions(ctx));
+    return { queue_id: queue.id, last_event_id: queue.lastEventId, ...initialState(ctx, queue) };
+  },
+});
+
+/** GET /events */
+const getEvents = operation<{ queue_id: string; last_event_id?: number; dont_block: boolean }>({
+  auth: 'user',
+  params: {
+    properties: {
+      queue_id: { type: 'string' },
+      last_event_id: { type: 'integer' },
+      dont_block: { type: 'boolean', default: false },
+    },
+    required: ['queue_id'],
+  },
+  handler: async (ctx) => {
+    const manager = queuesOf(ctx.shard);
+    const queue = manager.get(ctx.params.queue_id, ctx.realm, me(ctx));
+    const events = await manager.poll(queue, ctx.params.last_event_id, ctx.params.dont_block, ctx.requestId);
+    return { events, queue_id: queue.id };
+  },
+});
+
+/** DELETE /events */
+const deleteQueue = operation<{ queue_id: string }>({
+  auth: 'user',
+  params: { properties: { queue_id: { type: 'string' } }, required: ['queue_id'] },
+  handler: (ctx) => {
+    const manager = queuesOf(ctx.shard);
+    manager.delete(manager.get(ctx.params.queue_id, ctx.realm, me(ctx)));
+    return {};
+  },
+});
+
+export const operations = {
+  'events.register': register,
+  'events.get': getEvents,
+  'events.delete': deleteQueue,
+};

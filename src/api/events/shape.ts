@@ -1,0 +1,87 @@
+import { topicKey, type MessageRecord } from '../../model/message.js';
+import type { RealmState } from '../../model/realm-state.js';
+import type { ShardEvent } from '../../shard/events.js';
+import type { Shard } from '../../shard/shard.js';
+import { messageView } from '../messages/views.js';
+import type { EventQueue, QueuedEvent } from './queue.js';
+
+type Shaped = Omit<QueuedEvent, 'id'>;
+
+/**
+ * Whether a message matches a queue's narrow. Queues are narrowed by the simple operators
+ * clients register with (channel, topic, dm, sender, is:dm); a term we cannot evaluate here
+ * lets the message through, which over-delivers rather than loses.
+ */
+function matchesNarrow(realm: RealmState, queue: EventQueue, msg: MessageRecord): boolean {
+  for (const { operator, operand, negated } of queue.opts.narrow) {
+    let match = true;
+    switch (operator) {
+      case 'channel':
+      case 'stream': {
+        const stream = typeof operand === 'number' ? realm.streams.get(operand) : realm.streamByName(String(operand));
+        match = msg.kind === 'stream' && msg.streamId === stream?.id;
+        break;
+      }
+      case 'topic':
+        match = msg.kind === 'stream' && topicKey(msg.topic) === topicKey(String(operand));
+        break;
+      case 'sender': {
+        const sender = typeof operand === 'number' ? realm.users.get(operand) : realm.userByEmail(String(operand));
+        match = msg.senderId === sender?.id;
+        break;
+      }
+      case 'is':
+        if (operand === 'dm' || operand === 'private') match = msg.kind === 'direct';
+        break;
+      case 'dm':
+      case 'pm-with': {
+        const ids = (Array.isArray(operand) ? operand : String(operand).split(',')).map((x) =>
+          typeof x === 'number' ? x : realm.userByEmail(String(x).trim())?.id,
+        );
+        const wanted = new Set([...ids, queue.opts.userId]);
+        match = msg.kind === 'direct' && msg.dm!.length === wanted.size && msg.dm!.every((id) => wanted.has(id));
+        break;
+      }
+    }
+    if (match === negated) return false;
+  }
+  return true;
+}
+
+function shapeMessage(shard: Shard, realm: RealmState, queue: EventQueue, event: ShardEvent): Shaped[] {
+  const msg = event.message as MessageRecord;
+  if (!matchesNarrow(realm, queue, msg)) return [];
+  const viewer = realm.users.get(queue.opts.userId);
+  if (!viewer) return [];
+  const view = messageView(shard, realm, viewer, msg, {
+    applyMarkdown: queue.opts.applyMarkdown,
+    clientGravatar: queue.opts.clientGravatar,
+    allowEmptyTopicName: queue.opts.capabilities.empty_topic_name === true,
+  });
+  const shaped: Shaped = { type: 'message', message: view, flags: (event.flags as Record<number, string[]>)[viewer.id] ?? [] };
+  if (event.sender_queue_id === queue.id && event.local_id !== null) shaped.local_message_id = event.local_id;
+  return [shaped];
+}
+
+/**
+ * The copies of an event one queue receives: none (filtered out), one, or, for clients without
+ * the bulk_message_deletion capability, one delete_message per message.
+ */
+export function shapeEvent(shard: Shard, realm: RealmState, queue: EventQueue, event: ShardEvent): Shaped[] {
+  const caps = queue.opts.capabilities;
+  switch (event.type) {
+    case 'message':
+      return shapeMessage(shard, realm, queue, event);
+    case 'delete_message': {
+      const ids = event.message_ids as number[] | undefined;
+      if (caps.bulk_message_deletion || !ids) return [event];
+      const { message_ids: _ignored, ...rest } = event;
+      return ids.map((id) => ({ ...rest, message_id: id }) as Shaped);
+    }
+    case 'typing':
+      // Channel typing notifications only reach clients that declared they understand them.
+      return event.message_type === 'stream' && !caps.stream_typing_notifications ? [] : [event];
+    default:
+      return [event];
+  }
+}
