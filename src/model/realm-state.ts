@@ -38,7 +38,26 @@ export class RealmState {
    */
   readonly subHistory = new Map<number, Map<number, SubInterval[]>>();
 
+  /** The realm's URL (Shard.realmUrl), set when the shard loads or creates the realm. */
+  url = '';
+  private names: Map<string, UserRecord | null> | null = null;
+
   constructor(public realm: RealmRecord) {}
+
+  /**
+   * Lower-cased full name -> the user with it, or null when several share it (the renderer then
+   * only links @**Name|id**). Built on demand and dropped whenever a user is added or changed.
+   */
+  userByFullName(name: string): UserRecord | null | undefined {
+    if (!this.names) {
+      this.names = new Map();
+      for (const user of this.users.values()) {
+        const key = user.fullName.toLowerCase();
+        this.names.set(key, this.names.has(key) ? null : user);
+      }
+    }
+    return this.names.get(name.toLowerCase());
+  }
 
   intervals(userId: number, streamId: number): SubInterval[] {
     return this.subHistory.get(userId)?.get(streamId) ?? [];
@@ -58,6 +77,7 @@ export class RealmState {
     if (previousEmail !== undefined) this.usersByEmail.delete(previousEmail.toLowerCase());
     this.users.set(user.id, user);
     this.usersByEmail.set(user.email.toLowerCase(), user);
+    this.names = null;
   }
 
   userByEmail(email: string): UserRecord | undefined {

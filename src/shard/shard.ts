@@ -41,7 +41,7 @@ export class Shard {
   private load(): void {
     const { store } = this;
     for (const { key, value } of store.meta.getRange({ start: 'seq:', end: 'seq;' })) this.seq.set(String(key).slice(4), value as number);
-    for (const { value } of store.realms.getRange({})) this.realms.set((value as RealmRecord).id, new RealmState(value as RealmRecord));
+    for (const { value } of store.realms.getRange({})) this.addRealm(new RealmState(value as RealmRecord));
     for (const { key, value } of store.users.getRange({})) this.realmOf(key).setUser(value as UserRecord);
     for (const { key, value } of store.streams.getRange({})) this.realmOf(key).setStream(value as StreamRecord);
     for (const { key, value } of store.subs.getRange({})) this.realmOf(key).setSubscription(value as SubscriptionRecord);
@@ -83,6 +83,11 @@ export class Shard {
     this.seq.set(kind, id);
     batch.put(this.store.meta, `seq:${kind}`, id);
     return id;
+  }
+
+  addRealm(realm: RealmState): void {
+    realm.url = this.realmUrl(realm.realm);
+    this.realms.set(realm.id, realm);
   }
 
   realm(id: number): RealmState | undefined {

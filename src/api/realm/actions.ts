@@ -60,7 +60,7 @@ export async function doCreateRealm(shard: Shard, spec: NewRealm): Promise<Creat
     batch.put(shard.store.groups, [realm.id, group.id], group);
   }
   await batch.commit();
-  shard.realms.set(realm.id, state);
+  shard.addRealm(state);
   const owner = await doCreateUser(shard, state, ownerSpec);
   await createInitialChannels(shard, state, owner);
   return { realm, owner, ownerPassword: ownerSpec.password, url: shard.realmUrl(realm) };
