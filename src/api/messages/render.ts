@@ -15,7 +15,8 @@ export type Rendered = RenderResult;
 
 export interface RenderScope {
   realm: RealmState;
-  sender: UserRecord;
+  /** Null for text nobody sends (a channel created by the system): only public channels link. */
+  sender: UserRecord | null;
 }
 
 function contextFor({ realm, sender }: RenderScope): RenderContext {
@@ -29,11 +30,12 @@ function contextFor({ realm, sender }: RenderScope): RenderContext {
     },
     streamByName: (name) => {
       const stream = realm.streamByName(name);
-      return stream && hasMetadataAccess(realm, sender, stream) ? { id: stream.id, name: stream.name } : undefined;
+      const visible = stream && (sender ? hasMetadataAccess(realm, sender, stream) : !stream.inviteOnly);
+      return visible ? { id: stream!.id, name: stream!.name } : undefined;
     },
     realmUrl: realm.url,
     linkifiers: linkifiers(realm),
-    translateEmoticons: sender.settings.translate_emoticons === true,
+    translateEmoticons: sender?.settings.translate_emoticons === true,
     defaultCodeBlockLanguage: String(realmSetting(realm, 'default_code_block_language') ?? ''),
     emptyTopicDisplayName: EMPTY_TOPIC_DISPLAY_NAME,
   };

@@ -35,7 +35,7 @@ export function createStream(shard: Shard, realm: RealmState, out: Outbox, spec:
     realmId: realm.id,
     name: spec.name,
     description,
-    renderedDescription: renderDescription(description),
+    renderedDescription: renderDescription(realm, creator, description),
     inviteOnly,
     historyPublicToSubscribers: historyPublic,
     isWebPublic: spec.isWebPublic ?? false,

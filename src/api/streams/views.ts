@@ -1,16 +1,10 @@
 import type { RealmState } from '../../model/realm-state.js';
-import type { GroupSetting, StreamRecord } from '../../model/types.js';
+import type { GroupSetting, StreamRecord, UserRecord } from '../../model/types.js';
+import { renderMessage } from '../messages/render.js';
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/**
- * A channel description as HTML. The reference renders it with its markdown processor; until our
- * markdown renderer exists the text is escaped into one paragraph, and this is the one place that
- * changes when it does.
- */
-export function renderDescription(text: string): string {
-  if (text === '') return '';
-  return `<p>${text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c])}</p>`;
+/** A channel description as HTML, rendered as message content is, as the reference does. */
+export function renderDescription(realm: RealmState, author: UserRecord | null, text: string): string {
+  return text === '' ? '' : renderMessage(text, { realm, sender: author }).html;
 }
 
 /**
