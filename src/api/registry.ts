@@ -1,21 +1,29 @@
 import type { Operation } from './operation.js';
 import { operations as devices } from './devices/index.js';
 import { operations as events } from './events/index.js';
+import { operations as linkifiers } from './linkifiers/index.js';
 import { operations as messages } from './messages/index.js';
+import { operations as presence } from './presence/index.js';
 import { operations as realm } from './realm/index.js';
 import { operations as server } from './server/index.js';
 import { operations as streams } from './streams/index.js';
 import { operations as subscriptions } from './subscriptions/index.js';
+import { operations as typing } from './typing/index.js';
+import { operations as uploads } from './uploads/index.js';
 import { operations as users } from './users/index.js';
 
 /** Every operation the shards run, by the name the route table (src/routes.ts) uses. */
 export const operations: Record<string, Operation<any>> = {
   ...devices,
   ...events,
+  ...linkifiers,
   ...messages,
+  ...presence,
   ...realm,
   ...server,
   ...streams,
   ...subscriptions,
+  ...typing,
+  ...uploads,
   ...users,
 };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { ResolvedConfig } from '../config.js';
@@ -8,7 +9,8 @@ import { routes } from '../routes.js';
 import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { Directory, DirectoryEntry } from '../store/directory.js';
-import { parseParams } from './body.js';
+import { uploadsTmpDir } from '../store/uploads.js';
+import { paramParser } from './body.js';
 
 /**
  * The HTTP front end. It does no business logic: it parses parameters, finds the realm from the
@@ -23,6 +25,11 @@ export interface FrontEnd {
 function send(ctx: Context, reply: Reply): void {
   ctx.status = reply.status;
   if (reply.headers) ctx.set(reply.headers);
+  if (reply.file) {
+    ctx.type = reply.file.contentType;
+    ctx.body = createReadStream(reply.file.path);
+    return;
+  }
   ctx.type = 'application/json';
   ctx.body = reply.body;
 }
@@ -67,9 +74,11 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     }
   });
 
+  const parseParams = paramParser(uploadsTmpDir(config.dataDir));
   const router = new Router({ prefix: '/api/v1' });
   for (const route of routes) {
-    const path = route.path.replace(/\{(\w+)\}/g, ':$1');
+    // `{name*}` takes the rest of the path (an upload's path id has several segments).
+    const path = route.path.replace(/\{(\w+)\*\}/g, '*$1').replace(/\{(\w+)\}/g, ':$1');
     router.register(path, [route.method], [
       parseParams,
       async (ctx: Context) => {
@@ -88,7 +97,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
           realmId: realm.id,
           authorization: ctx.get('authorization') || undefined,
           params: ctx.state.params,
-          pathParams: (ctx as unknown as { params: Record<string, string> }).params,
+          pathParams: { ...(ctx as unknown as { params: Record<string, string> }).params, ...ctx.state.pathParams },
           userAgent: ctx.get('user-agent'),
           remoteAddr: ctx.ip,
           requestId,
@@ -104,6 +113,16 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     if (ctx.body != null) return;
     if (ctx.status === 405) sendError(ctx, new ApiError('Method Not Allowed', { status: 405 }));
     else sendError(ctx, notFound());
+  });
+  // Message links point at /user_uploads/... outside /api/v1, where the reference serves the file
+  // itself (HTTP Basic, or a temporary token). They reach the API route's operation, told by a
+  // path parameter that only the front end sets to answer with the file.
+  app.use(async (ctx: Context, next: Next) => {
+    if (ctx.method === 'GET' && ctx.path.startsWith('/user_uploads/')) {
+      ctx.path = `/api/v1${ctx.path}`;
+      ctx.state.pathParams = { __serve: 'file' };
+    }
+    await next();
   });
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -1,7 +1,14 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { mkdir, open, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import bodyParser from 'koa-bodyparser';
-import type { Context, Next } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
+import type { UploadedFile } from '../api/uploads/index.js';
 import { ApiError } from '../lib/errors.js';
+import { MAX_FILE_UPLOAD_BYTES, MAX_FILE_UPLOAD_SIZE_MIB } from '../store/uploads.js';
 
 const LIMIT_BYTES = 25 * 1024 * 1024;
 const LIMIT = '25mb';
@@ -17,23 +24,64 @@ export function lastValues(input: Record<string, unknown>): Record<string, unkno
   return out;
 }
 
-function parseMultipart(ctx: Context): Promise<Record<string, string>> {
+/** Streams one uploaded file to `path` and fsyncs it: the shard acknowledges it as stored. */
+async function saveFile(stream: Readable, dir: string, path: string): Promise<number> {
+  await mkdir(dir, { recursive: true });
+  const handle = await open(path, 'wx');
+  let size = 0;
+  try {
+    for await (const chunk of stream) {
+      await handle.write(chunk as Buffer);
+      size += (chunk as Buffer).length;
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return size;
+}
+
+const tooLarge = () => new ApiError(`File is larger than this server's configured maximum upload size (${MAX_FILE_UPLOAD_SIZE_MIB} MiB).`);
+
+/**
+ * Fields, and files streamed to temporary files under `uploadDir` (listed in `files` as soon as
+ * they are opened, so the caller can remove them whatever happens). A file over the upload limit
+ * stops being written and fails the request once the body has been read.
+ */
+function parseMultipart(ctx: Context, uploadDir: string, files: UploadedFile[]): Promise<Record<string, string>> {
   return new Promise((resolve, reject) => {
     const fields: Record<string, string> = {};
+    const writes: Promise<unknown>[] = [];
+    let truncated = false;
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: ctx.req.headers, limits: { fieldSize: LIMIT_BYTES } });
+      // One byte over the limit marks a file as too large (busboy truncates at the limit itself).
+      // Browsers and the Python bindings send a non-ASCII file name as raw UTF-8.
+      parser = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { fieldSize: LIMIT_BYTES, fileSize: MAX_FILE_UPLOAD_BYTES + 1, files: 2 } });
     } catch {
       return reject(new ApiError('Malformed multipart body'));
     }
     parser.on('field', (name, value) => {
       fields[name] = value;
     });
-    // File uploads belong to POST /user_uploads (the messages issue); elsewhere files are
-    // drained so the request completes.
-    parser.on('file', (_name, stream) => stream.resume());
+    parser.on('file', (field, stream, info) => {
+      const file: UploadedFile = { field, filename: info.filename ?? '', tmpPath: join(uploadDir, randomBytes(16).toString('hex')), size: 0, contentType: info.mimeType };
+      files.push(file);
+      stream.once('limit', () => (truncated = true));
+      writes.push(
+        saveFile(stream, uploadDir, file.tmpPath).then(
+          (size) => (file.size = size),
+          (err) => {
+            stream.resume();
+            throw err;
+          },
+        ),
+      );
+    });
     parser.on('error', () => reject(new ApiError('Malformed multipart body')));
-    parser.on('close', () => resolve(fields));
+    parser.on('close', () => {
+      Promise.all(writes).then(() => (truncated ? reject(tooLarge()) : resolve(fields)), reject);
+    });
     ctx.req.pipe(parser);
   });
 }
@@ -47,18 +95,40 @@ const parseOther = bodyParser({
   },
 });
 
-/** Sets ctx.state.params to the merged parameters. */
-export async function parseParams(ctx: Context, next: Next): Promise<void> {
-  let body: Record<string, unknown> = {};
-  if (ctx.is('multipart')) body = await parseMultipart(ctx);
-  else {
-    await parseOther(ctx, async () => undefined);
-    const parsed = (ctx.request as { body?: unknown }).body;
-    if (parsed !== undefined && (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))) {
-      throw new ApiError('Malformed JSON', { code: 'INVALID_JSON' });
+/** Parameter names starting with this are the front end's own (`__files`): clients cannot set them. */
+const INTERNAL = '__';
+
+function withoutInternal(input: Record<string, unknown>): Record<string, unknown> {
+  for (const key of Object.keys(input)) if (key.startsWith(INTERNAL)) delete input[key];
+  return input;
+}
+
+/**
+ * A middleware that sets ctx.state.params to the merged parameters. Files of a multipart body go
+ * to temporary files in `uploadDir` and reach the shard as `__files` (POST /user_uploads moves
+ * the one it accepts into place); whatever is left of them is removed once the request is done.
+ */
+export function paramParser(uploadDir: string): Middleware {
+  // Left by a crash mid-request: no request is in flight yet, so none of them is in use.
+  rmSync(uploadDir, { recursive: true, force: true });
+  return async (ctx: Context, next: Next) => {
+    const files: UploadedFile[] = [];
+    try {
+      let body: Record<string, unknown> = {};
+      if (ctx.is('multipart')) body = await parseMultipart(ctx, uploadDir, files);
+      else {
+        await parseOther(ctx, async () => undefined);
+        const parsed = (ctx.request as { body?: unknown }).body;
+        if (parsed !== undefined && (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))) {
+          throw new ApiError('Malformed JSON', { code: 'INVALID_JSON' });
+        }
+        body = (parsed as Record<string, unknown>) ?? {};
+      }
+      ctx.state.params = withoutInternal({ ...lastValues(ctx.query), ...lastValues(body) });
+      if (files.length > 0) ctx.state.params.__files = files;
+      await next();
+    } finally {
+      await Promise.all(files.map((f) => unlink(f.tmpPath).catch(() => undefined)));
     }
-    body = (parsed as Record<string, unknown>) ?? {};
-  }
-  ctx.state.params = { ...lastValues(ctx.query), ...lastValues(body) };
-  await next();
+  };
 }

@@ -26,6 +26,12 @@ export interface MessageRecord {
   edits: EditRecord[];
   lastEditTs: number | null;
   lastMovedTs: number | null;
+  /**
+   * Set when the message was moved to another channel: exactly who has received it from then on
+   * (ascending ids), replacing the derivation from subscription history, which no longer fits
+   * once the channel changed (model/read-state.ts received(), api/messages/move.ts).
+   */
+  receivers?: number[];
 }
 
 export interface ReactionRecord {

@@ -8,7 +8,8 @@ import type { RealmState } from './realm-state.js';
  *
  * Who received a message is derived, not stored: the sender, the participants of a direct
  * message, and for a channel message the users whose subscription history (RealmState
- * .subHistory) covers its id. A user who can read a message without having received it sees it
+ * .subHistory) covers its id; except that a message moved to another channel stores its
+ * receivers (see received()). A user who can read a message without having received it sees it
  * as `historical` (and read).
  *
  * Read state uses a per-user watermark W (RealmState.readMarks): a received message is read iff
@@ -32,12 +33,30 @@ export function setReadMark(shard: Shard, batch: WriteBatch, realm: RealmState, 
   batch.put(shard.store.readMarks, [realm.id, userId], mark);
 }
 
-/** Whether the user received the message (rather than being able to read it historically). */
+/**
+ * Whether the user received the message (rather than being able to read it historically). A
+ * message moved to another channel carries its receivers, fixed at the move as the reference's
+ * UserMessage rows are (api/messages/move.ts): the new channel's subscription history says
+ * nothing about who received a message sent elsewhere.
+ */
 export function received(realm: RealmState, userId: number, msg: MessageRecord): boolean {
+  if (msg.receivers) return sortedHas(msg.receivers, userId);
   if (msg.senderId === userId) return true;
   if (msg.kind === 'direct') return msg.dm!.includes(userId);
   for (const [first, last] of realm.intervals(userId, msg.streamId!)) {
     if (msg.id >= first && (last === null || msg.id <= last)) return true;
+  }
+  return false;
+}
+
+function sortedHas(ids: number[], id: number): boolean {
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (ids[mid] === id) return true;
+    if (ids[mid] < id) lo = mid + 1;
+    else hi = mid - 1;
   }
   return false;
 }
@@ -74,6 +93,9 @@ export function writeBits(shard: Shard, batch: WriteBatch, realm: RealmState, us
   const key = [realm.id, userId, msgId];
   if (after === 0) batch.del(shard.store.uflags, key);
   else batch.put(shard.store.uflags, key, after);
+  // The reverse index: who has a row for a message, so that deleting it finds them directly.
+  if (before === 0) batch.put(shard.store.uflagUsers, [realm.id, msgId, userId], null);
+  else if (after === 0) batch.del(shard.store.uflagUsers, [realm.id, msgId, userId]);
   for (const [flag, mask] of Object.entries(INDEXED_FLAGS)) {
     const had = (before & mask) !== 0;
     const has = (after & mask) !== 0;

@@ -17,6 +17,8 @@ export interface RealmRecord {
   deactivated: boolean;
   /** Realm settings by their reference names (realm_ prefix dropped); see model/realm-settings.ts. */
   settings: Record<string, unknown>;
+  /** Realm linkifiers in the order they apply (api/linkifiers/); absent until the first is added. */
+  linkifiers?: { id: number; pattern: string; urlTemplate: string }[];
 }
 
 export interface UserRecord {

@@ -23,11 +23,16 @@ export interface RequestTask {
   requestId?: string;
 }
 
-/** The answer, serialised in the shard so the front end only writes bytes. */
+/**
+ * The answer, serialised in the shard so the front end only writes bytes. A handler that answers
+ * with something other than JSON (an uploaded file) returns its whole Reply as `__reply`.
+ */
 export interface Reply {
   status: number;
   body: string;
   headers?: Record<string, string>;
+  /** Sent instead of `body`: a file the front end streams (the shard has checked access). */
+  file?: { path: string; contentType: string };
 }
 
 // Compared against when the email is unknown, so a miss costs what a wrong key costs.
@@ -79,7 +84,8 @@ export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> 
     checkRole(op, user);
     const { params, ignored } = parseParams<Record<string, unknown>>(op.params, task.params, task.pathParams);
     const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '' };
-    return success(await op.handler(ctx), ignored);
+    const fields = await op.handler(ctx);
+    return fields.__reply ? (fields.__reply as Reply) : success(fields, ignored);
   } catch (err) {
     if (err instanceof ApiError) return errorReply(err);
     log.error({ err, op: task.op, shard: shard.index }, 'unhandled error in operation');

@@ -64,6 +64,11 @@ export class Shard {
     return new WriteBatch(this.store, this.pending);
   }
 
+  /** Resolves once every action in flight has committed and emitted its events. */
+  settled(): Promise<void> {
+    return this.pending.settled();
+  }
+
   /** A stored row as this shard's own uncommitted writes have left it (store/shard-store.ts). */
   read<T>(db: Database, key: Key): T | undefined {
     return this.pending.read<T>(db, key);

@@ -2,6 +2,7 @@ import type { Database, RangeOptions } from 'lmdb';
 import { dmKey, topicKey, type MessageRecord } from '../model/message.js';
 import type { RealmState } from '../model/realm-state.js';
 import type { Shard } from '../shard/shard.js';
+import { indexSearch } from './search.js';
 import type { WriteBatch } from './shard-store.js';
 
 /**
@@ -30,6 +31,7 @@ export function indexMessage(shard: Shard, batch: WriteBatch, msg: MessageRecord
     for (const userId of msg.dm!) put(store.byUserDm, [r, userId, msg.id], key);
   }
   put(store.bySender, [r, msg.senderId, msg.id]);
+  indexSearch(shard, batch, msg, add);
 }
 
 export function getMessage(shard: Shard, realm: RealmState, id: number): MessageRecord | undefined {

@@ -27,8 +27,12 @@ import { open, type Database, type RootDatabase } from 'lmdb';
  *   uflags      [realmId, userId, msgId]                 -> bits   only flags that differ
  *   uflagIdx    [realmId, userId, flag, msgId]           -> null   'starred', 'mentioned',
  *                                                                  'alerted', 'flip'
+ *   uflagUsers  [realmId, msgId, userId]                 -> null   who has a uflags row for a
+ *                                                                  message (deletes, moves)
  *   readMarks   [realmId, userId]                        -> msgId  the user's read watermark
  *   subHistory  [realmId, userId, streamId]              -> [start, end|null][]
+ *   search      [realmId, word, msgId]                   -> null   store/search.ts: full-text
+ *   uploads     [realmId, kind, ...]                     -> ...    store/uploads.ts: files, links
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -55,8 +59,11 @@ export interface ShardStore {
   bySender: Database;
   uflags: Database;
   uflagIdx: Database;
+  uflagUsers: Database;
   readMarks: Database;
   subHistory: Database;
+  search: Database;
+  uploads: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -85,8 +92,11 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     bySender: db('bySender'),
     uflags: db('uflags'),
     uflagIdx: db('uflagIdx'),
+    uflagUsers: db('uflagUsers'),
     readMarks: db('readMarks'),
     subHistory: db('subHistory'),
+    search: db('search'),
+    uploads: db('uploads'),
   };
 }
 
@@ -103,6 +113,31 @@ export type Key = string | number | (string | number)[];
  */
 export class PendingWrites {
   private readonly byDb = new Map<Database, Map<string, { value: unknown }>>();
+  /** Transactions begun and not yet committed, and who waits for there to be none. */
+  private inFlight = 0;
+  private waiters: (() => void)[] = [];
+
+  begin(): void {
+    this.inFlight++;
+  }
+
+  end(): void {
+    if (--this.inFlight > 0 || this.waiters.length === 0) return;
+    // setImmediate runs after the microtasks of the committing actions, which emit their events.
+    setImmediate(() => {
+      if (this.inFlight > 0) return;
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+  }
+
+  /**
+   * Resolves when no action is between its state change and its events, so that a snapshot
+   * (POST /register) taken then agrees with the events that follow it.
+   */
+  settled(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
 
   set(db: Database, key: Key, value: unknown): { value: unknown } {
     let map = this.byDb.get(db);
@@ -130,7 +165,10 @@ export class PendingWrites {
  * change is durable, and all writes of one action land in one LMDB transaction.
  */
 export class WriteBatch {
-  private ops: { db: Database; key: Key; value: unknown; entry: { value: unknown } }[] = [];
+  // Keyed by table and key: a row written twice in one action (a read flip set, then dropped by
+  // advanceReadMark) costs one write, its last.
+  private ops = new Map<Database, Map<string, { key: Key; value: unknown; entry: { value: unknown } }>>();
+  private count = 0;
 
   constructor(
     private readonly store: ShardStore,
@@ -138,28 +176,35 @@ export class WriteBatch {
   ) {}
 
   put(db: Database, key: Key, value: unknown): this {
-    this.ops.push({ db, key, value, entry: this.pending.set(db, key, value) });
+    let table = this.ops.get(db);
+    if (!table) this.ops.set(db, (table = new Map()));
+    table.set(JSON.stringify(key), { key, value, entry: this.pending.set(db, key, value) });
+    this.count++;
     return this;
   }
 
   del(db: Database, key: Key): this {
-    this.ops.push({ db, key, value: undefined, entry: this.pending.set(db, key, undefined) });
-    return this;
+    return this.put(db, key, undefined);
   }
 
   async commit(): Promise<void> {
-    if (this.ops.length === 0) return;
+    if (this.count === 0) return;
     const ops = this.ops;
-    this.ops = [];
+    this.ops = new Map();
+    this.count = 0;
+    this.pending.begin();
     try {
       await this.store.env.transaction(() => {
-        for (const { db, key, value } of ops) {
-          if (value === undefined) db.remove(key);
-          else db.put(key, value);
+        for (const [db, table] of ops) {
+          for (const { key, value } of table.values()) {
+            if (value === undefined) db.remove(key);
+            else db.put(key, value);
+          }
         }
       });
     } finally {
-      for (const { db, key, entry } of ops) this.pending.settle(db, key, entry);
+      for (const [db, table] of ops) for (const { key, entry } of table.values()) this.pending.settle(db, key, entry);
+      this.pending.end();
     }
   }
 }

@@ -24,8 +24,8 @@ export const DEVIATIONS: { method: string; path: string; fields?: string[]; reas
   {
     method: 'POST',
     path: '/register',
-    fields: ['max_channel_folder_name_length', 'max_channel_folder_description_length'],
-    reason: 'feature level 410 keys that our issue asks for; the 10.2 description predates them',
+    fields: ['max_channel_folder_name_length', 'max_channel_folder_description_length', 'subscriptions[].partial_subscribers', 'never_subscribed[].partial_subscribers'],
+    reason: 'feature level 410 and 412 keys that our issues ask for; the 10.2 description predates them',
   },
   {
     method: 'GET',

@@ -23,6 +23,7 @@ export interface RegisterParams {
   client_gravatar: boolean;
   include_subscribers: boolean | 'partial';
   slim_presence: boolean;
+  presence_history_limit_days?: number;
   queue_lifespan_secs?: number;
 }
 
@@ -37,6 +38,7 @@ export const registerSchema = {
     client_gravatar: { type: 'boolean', default: true },
     include_subscribers: { anyOf: [{ type: 'boolean' }, { enum: ['partial'] }], default: false },
     slim_presence: { type: 'boolean', default: false },
+    presence_history_limit_days: { type: 'integer' },
     queue_lifespan_secs: { type: 'integer', minimum: 0 },
   },
 };
@@ -72,14 +74,16 @@ function queueOptions(ctx: OpContext<RegisterParams>): QueueOptions {
 }
 
 /**
- * POST /register. The queue is created and the snapshot taken in one synchronous step of the
- * shard's thread, so an event emitted meanwhile is in exactly one of the two: before, it is in
- * the snapshot; after, it is in the queue.
+ * POST /register. Actions change state before their commit and emit events after it, so first
+ * wait until no action is in between; then create the queue and take the snapshot in one
+ * synchronous step. An event is then in exactly one of the two: an action that ran before is in
+ * the snapshot, one that runs after is in the queue.
  */
 const register = operation<RegisterParams>({
   auth: 'user',
   params: registerSchema,
-  handler: (ctx) => {
+  handler: async (ctx) => {
+    await ctx.shard.settled();
     const queue = queuesOf(ctx.shard).register(queueOptions(ctx));
     return { queue_id: queue.id, last_event_id: queue.lastEventId, ...initialState(ctx, queue) };
   },

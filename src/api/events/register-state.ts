@@ -1,107 +1,105 @@
-import { registerRealmFields } from '../../model/realm-settings.js';
-import { ROLE } from '../../model/types.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../version.js';
-import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../messages/send.js';
-import { EMPTY_TOPIC_DISPLAY_NAME } from '../messages/views.js';
 import { me, type OpContext } from '../operation.js';
-import { activeSubscriberIds, hasMetadataAccess, isAdmin } from '../streams/access.js';
-import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from '../streams/checks.js';
-import { streamView } from '../streams/views.js';
-import { subscriptionView } from '../subscriptions/views.js';
-import { avatarUrl, userView } from '../users/views.js';
+import { realmPresences } from '../presence/presence.js';
 import type { RegisterParams } from './index.js';
 import type { EventQueue } from './queue.js';
+import { defaultStreamIds, streamSection, subscriptionSection } from './register-channels.js';
+import { maxMessageId, recentPrivateConversations, starredMessages, unreadMsgs } from './register-messages.js';
+import { realmBots, realmUserGroups, realmUserSection } from './register-people.js';
+import { CUSTOM_PROFILE_FIELD_TYPES, realmSection } from './register-realm.js';
+import { legacyDisplaySettings, legacyNotificationSettings, realmUserSettingsDefaults, userSettingsObject } from './register-settings.js';
+import { linkifiersView } from '../linkifiers/views.js';
 
 /**
- * The initial state of POST /register, section by section. Each section is keyed by the event
- * type that keeps it up to date; with fetch_event_types (else event_types) only the sections
- * of those types are sent. Sections that nothing backs yet are sent in their empty shape.
+ * The initial state of POST /register, section by section. Each section is sent when the client
+ * asks for the event type(s) that keep it up to date, as the reference's fetch_initial_state_data
+ * maps them; with neither fetch_event_types nor event_types, every section is sent. Sections
+ * with nothing behind them yet (emoji, linkifiers, drafts, ...) come in their empty shape.
+ *
+ * Everything here runs synchronously, in the same step of the shard's thread as the queue's
+ * creation (events/index.ts): an event is either already reflected here or will be in the queue.
  */
-type Section = (ctx: OpContext<RegisterParams>, queue: EventQueue) => Record<string, unknown>;
+interface Want {
+  (type: string): boolean;
+  /** No event types named: everything. */
+  all: boolean;
+}
 
-const sections: Record<string, Section> = {
-  // Always sent: what every client reads before anything else.
-  '': (ctx) => ({
-    zulip_version: ZULIP_VERSION,
-    zulip_feature_level: ZULIP_FEATURE_LEVEL,
-    zulip_merge_base: ZULIP_MERGE_BASE,
-  }),
+type Ctx = OpContext<RegisterParams>;
 
-  message: (ctx) => ({ max_message_id: ctx.shard.messageIds.current() }),
+interface Section {
+  when: (want: Want, caps: Record<string, boolean>) => boolean;
+  build: (ctx: Ctx, caps: Record<string, boolean>) => Record<string, unknown>;
+}
 
-  realm: (ctx) => ({
-    ...registerRealmFields(ctx.realm, { url: ctx.shard.realmUrl(ctx.realm.realm) }),
-    realm_empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME,
-    max_message_length: MAX_MESSAGE_LENGTH,
-    max_topic_length: MAX_TOPIC_LENGTH,
-    max_stream_name_length: MAX_NAME_LENGTH,
-    max_stream_description_length: MAX_DESCRIPTION_LENGTH,
-    max_channel_folder_name_length: 60,
-    max_channel_folder_description_length: 1024,
-    server_typing_started_expiry_period_milliseconds: 45000,
-    server_typing_stopped_wait_period_milliseconds: 5000,
-    server_typing_started_wait_period_milliseconds: 10000,
-    server_presence_ping_interval_seconds: 60,
-    server_presence_offline_threshold_seconds: 140,
-    event_queue_longpoll_timeout_seconds: ctx.shard.config.heartbeatSeconds + 40,
-    server_emoji_data_url: `${ctx.shard.realmUrl(ctx.realm.realm)}/static/generated/emoji/emoji_api.json`,
-  }),
+const on = (type: string) => (want: Want) => want(type);
 
-  realm_user: (ctx) => {
-    const opts = { clientGravatar: ctx.params.client_gravatar };
-    const users = [...ctx.realm.users.values()].filter((u) => !u.isBot).sort((a, b) => a.id - b.id);
-    const self = me(ctx);
-    return {
-      realm_users: users.filter((u) => u.isActive).map((u) => userView(u, opts)),
-      realm_non_active_users: users.filter((u) => !u.isActive).map((u) => userView(u, opts)),
-      cross_realm_bots: [],
-      user_id: self.id,
-      email: self.email,
-      delivery_email: self.email,
-      full_name: self.fullName,
-      avatar_source: self.avatarSource,
-      avatar_url: avatarUrl(self, false),
-      avatar_url_medium: avatarUrl(self, false),
-      is_admin: isAdmin(self),
-      is_owner: self.role === ROLE.owner,
-      is_moderator: self.role <= ROLE.moderator,
-      is_guest: self.role === ROLE.guest,
-    };
+const sections: Section[] = [
+  { when: on('alert_words'), build: () => ({ alert_words: [] }) },
+  { when: on('custom_profile_fields'), build: () => ({ custom_profile_fields: [], custom_profile_field_types: CUSTOM_PROFILE_FIELD_TYPES }) },
+  { when: on('onboarding_steps'), build: () => ({ onboarding_steps: [], navigation_tour_video_url: null }) },
+  { when: on('message'), build: (ctx) => ({ max_message_id: maxMessageId(ctx.shard, ctx.realm, me(ctx).id) }) },
+  { when: on('drafts'), build: () => ({ drafts: [] }) },
+  { when: on('scheduled_messages'), build: () => ({ scheduled_messages: [] }) },
+  // The legacy list is left out for clients that ask for its replacement, user_topic.
+  { when: (want) => want('muted_topics') && (want.all || !want('user_topic')), build: () => ({ muted_topics: [] }) },
+  { when: on('muted_users'), build: () => ({ muted_users: [] }) },
+  {
+    when: on('presence'),
+    build: (ctx) => {
+      const { presences, lastUpdateId } = realmPresences(ctx.shard, ctx.realm, { slim: ctx.params.slim_presence, historyLimitDays: ctx.params.presence_history_limit_days });
+      return { presences, server_timestamp: Date.now() / 1000, presence_last_update_id: lastUpdateId };
+    },
   },
-
-  realm_bot: (ctx) => ({ realm_bots: [] as unknown[], realm_embedded_bots: [], realm_incoming_webhook_bots: [] }),
-
-  subscription: (ctx) => {
-    const user = me(ctx);
-    const { realm } = ctx;
-    const withSubscribers = ctx.params.include_subscribers !== false;
-    const subscribed = [...realm.subscriptionsOf(user.id).values()].map((sub) => {
-      const stream = realm.streams.get(sub.streamId)!;
-      return subscriptionView(realm, sub, stream, withSubscribers ? activeSubscriberIds(realm, stream.id) : undefined);
-    });
-    const never = [...realm.streams.values()]
-      .filter((s) => !realm.subscription(user.id, s.id) && !s.isArchived && hasMetadataAccess(realm, user, s))
-      .map((s) => ({ ...streamView(realm, s), ...(withSubscribers ? { subscribers: activeSubscriberIds(realm, s.id) } : {}) }));
-    return { subscriptions: subscribed, unsubscribed: [], never_subscribed: never };
+  { when: on('saved_snippets'), build: () => ({ saved_snippets: [] }) },
+  { when: on('realm'), build: (ctx) => realmSection(ctx.shard, ctx.realm, { longpollTimeoutSecs: ctx.shard.config.heartbeatSeconds + 40 }) },
+  { when: on('realm_user_settings_defaults'), build: () => ({ realm_user_settings_defaults: realmUserSettingsDefaults() }) },
+  { when: on('realm_domains'), build: () => ({ realm_domains: [] }) },
+  { when: on('realm_emoji'), build: () => ({ realm_emoji: {} }) },
+  // Clients without linkifier_url_template cannot read templates: the reference sends them none.
+  { when: on('realm_linkifiers'), build: (ctx, caps) => ({ realm_linkifiers: caps.linkifier_url_template ? linkifiersView(ctx.realm) : [] }) },
+  { when: on('realm_filters'), build: () => ({ realm_filters: [] }) },
+  { when: on('realm_playgrounds'), build: () => ({ realm_playgrounds: [] }) },
+  { when: on('realm_user_groups'), build: (ctx, caps) => ({ realm_user_groups: realmUserGroups(ctx.realm, caps.include_deactivated_groups) }) },
+  { when: on('realm_user'), build: (ctx) => realmUserSection(ctx.realm, me(ctx), ctx.params.client_gravatar) },
+  { when: on('realm_bot'), build: (ctx) => ({ realm_bots: realmBots(ctx.realm, me(ctx)) }) },
+  { when: on('realm_embedded_bots'), build: () => ({ realm_embedded_bots: [] }) },
+  { when: on('realm_incoming_webhook_bots'), build: () => ({ realm_incoming_webhook_bots: [] }) },
+  { when: on('recent_private_conversations'), build: (ctx) => ({ recent_private_conversations: recentPrivateConversations(ctx.shard, ctx.realm, me(ctx).id) }) },
+  {
+    when: on('subscription'),
+    build: (ctx, caps) =>
+      subscriptionSection(ctx.shard, ctx.realm, me(ctx), {
+        includeSubscribers: ctx.params.include_subscribers,
+        archived: caps.archived_channels,
+        notificationSettingsNull: caps.notification_settings_null,
+      }),
   },
-
-  stream: (ctx) => {
-    const user = me(ctx);
-    const visible = [...ctx.realm.streams.values()].filter((s) => !s.isArchived && hasMetadataAccess(ctx.realm, user, s));
-    return { streams: visible.map((s) => streamView(ctx.realm, s)) };
-  },
-
-  default_streams: (ctx) => ({
-    realm_default_streams: [...ctx.realm.defaultStreamIds].filter((id) => ctx.realm.streams.get(id)?.isArchived === false).sort((a, b) => a - b),
-  }),
-};
+  // Keeping unread_msgs current takes both the message events and the flag changes.
+  { when: (want) => want('update_message_flags') && want('message'), build: (ctx, caps) => ({ unread_msgs: unreadMsgs(ctx.shard, ctx.realm, me(ctx), caps.empty_topic_name) }) },
+  { when: on('starred_messages'), build: (ctx) => ({ starred_messages: starredMessages(ctx.shard, ctx.realm, me(ctx).id) }) },
+  { when: on('stream'), build: (ctx, caps) => streamSection(ctx.realm, me(ctx), caps.archived_channels) },
+  { when: on('default_streams'), build: (ctx) => ({ realm_default_streams: defaultStreamIds(ctx.realm, me(ctx)) }) },
+  { when: on('default_stream_groups'), build: () => ({ realm_default_stream_groups: [] }) },
+  // Search has no stop words: every word of a query counts.
+  { when: on('stop_words'), build: () => ({ stop_words: [] }) },
+  { when: (want, caps) => want('update_display_settings') && !caps.user_settings_object, build: (ctx) => legacyDisplaySettings(me(ctx)) },
+  { when: (want, caps) => want('update_global_notifications') && !caps.user_settings_object, build: (ctx) => legacyNotificationSettings(me(ctx)) },
+  { when: on('user_settings'), build: (ctx) => ({ user_settings: userSettingsObject(me(ctx)) }) },
+  { when: on('user_status'), build: () => ({ user_status: {} }) },
+  { when: on('user_topic'), build: () => ({ user_topics: [] }) },
+  { when: on('video_calls'), build: () => ({ has_zoom_token: false }) },
+  { when: on('giphy'), build: () => ({ giphy_api_key: '' }) },
+];
 
 /** The state for the sections the client asked for (all when it names none). */
-export function initialState(ctx: OpContext<RegisterParams>, queue: EventQueue): Record<string, unknown> {
-  const wanted = ctx.params.fetch_event_types ?? ctx.params.event_types;
-  const out: Record<string, unknown> = {};
-  for (const [type, section] of Object.entries(sections)) {
-    if (type === '' || !wanted || wanted.includes(type)) Object.assign(out, section(ctx, queue));
-  }
+export function initialState(ctx: Ctx, queue: EventQueue): Record<string, unknown> {
+  const named = ctx.params.fetch_event_types ?? ctx.params.event_types;
+  const types = named ? new Set(named) : null;
+  const want = Object.assign((type: string) => types === null || types.has(type), { all: types === null });
+  const caps = queue.opts.capabilities;
+  // Shown whatever was asked: what every client reads before anything else.
+  const out: Record<string, unknown> = { zulip_version: ZULIP_VERSION, zulip_feature_level: ZULIP_FEATURE_LEVEL, zulip_merge_base: ZULIP_MERGE_BASE };
+  for (const section of sections) if (section.when(want, caps)) Object.assign(out, section.build(ctx, caps));
   return out;
 }

@@ -2,7 +2,7 @@ import { topicKey, type MessageRecord } from '../../model/message.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { ShardEvent } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
-import { messageView } from '../messages/views.js';
+import { EMPTY_TOPIC_DISPLAY_NAME, messageView } from '../messages/views.js';
 import type { EventQueue, QueuedEvent } from './queue.js';
 
 type Shaped = Omit<QueuedEvent, 'id'>;
@@ -80,7 +80,8 @@ export function shapeEvent(shard: Shard, realm: RealmState, queue: EventQueue, e
     }
     case 'typing':
       // Channel typing notifications only reach clients that declared they understand them.
-      return event.message_type === 'stream' && !caps.stream_typing_notifications ? [] : [event];
+      if (event.message_type === 'stream' && !caps.stream_typing_notifications) return [];
+      return event.topic === '' && !caps.empty_topic_name ? [{ ...event, topic: EMPTY_TOPIC_DISPLAY_NAME }] : [event];
     default:
       return [event];
   }

@@ -1,6 +1,13 @@
 import { badRequest } from '../../lib/errors.js';
 import { me, operation } from '../operation.js';
 import { accessibleMessage } from './access.js';
+import { operations as deleteOps } from './delete.js';
+import { operations as edit } from './edit.js';
+import { operations as flags } from './flags.js';
+import { operations as history } from './history.js';
+import { operations as list } from './list.js';
+import { operations as reactions } from './reactions.js';
+import { operations as renderEndpoint } from './render-endpoint.js';
 import { checkCanPost, checkSendParams, clientName, defaultReadBySender, doSendMessage, normalizeContent, normalizeTopic, resolveRecipients, resolveStream } from './send.js';
 import { messageWithFlags } from './views.js';
 
@@ -74,4 +81,11 @@ const getOne = operation<{ message_id: number; apply_markdown: boolean; allow_em
 export const operations = {
   'messages.send': send,
   'messages.get': getOne,
+  ...list,
+  ...flags,
+  ...reactions,
+  ...renderEndpoint,
+  ...edit,
+  ...deleteOps,
+  ...history,
 };

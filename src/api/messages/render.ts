@@ -45,9 +45,9 @@ export function renderMessage(content: string, scope: RenderScope): Rendered {
   return renderMarkdown(content, contextFor(scope));
 }
 
-/** The realm's linkifiers (none until the /realm/linkifiers endpoints exist). */
-function linkifiers(_realm: RealmState): RenderContext['linkifiers'] {
-  return [];
+/** The realm's linkifiers, in the order they apply (api/linkifiers/). */
+function linkifiers(realm: RealmState): RenderContext['linkifiers'] {
+  return (realm.realm.linkifiers ?? []).map(({ pattern, urlTemplate }) => ({ pattern, urlTemplate }));
 }
 
 /** The reference's topic_links: linkifier matches and URLs in a topic. */

@@ -8,7 +8,8 @@ import type { StreamRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { idsUnder, insertMessage } from '../../store/messages.js';
 import { activeSubscriberIds, hasContentAccess, isGuest, isSubscribed } from '../streams/access.js';
-import { renderMessage } from './render.js';
+import { linkAttachments, notifyAttachments } from '../uploads/attachments.js';
+import { renderMessage, type Rendered } from './render.js';
 import { dmGroupKey, EMPTY_TOPIC_DISPLAY_NAME } from './views.js';
 
 /** The reference's limits (max_message_length, max_topic_length in /register). */
@@ -100,7 +101,7 @@ export function checkCanPost(realm: RealmState, sender: UserRecord, stream: Stre
 }
 
 /** Distinct senders of a topic's messages: who a topic wildcard mention reaches. */
-function topicParticipants(shard: Shard, realm: RealmState, streamId: number, topic: string): Set<number> {
+export function topicParticipants(shard: Shard, realm: RealmState, streamId: number, topic: string): Set<number> {
   const out = new Set<number>();
   for (const id of idsUnder(shard.store.byTopic, [realm.id, streamId, topicKey(topic)], { reverse: true, limit: 5000 })) {
     const msg = shard.read<MessageRecord>(shard.store.messages, id);
@@ -119,6 +120,23 @@ export interface SendSpec {
   recipients?: UserRecord[];
   localId?: string;
   queueId?: string;
+  /** Other recipients for whom it starts out read: notices about what they just did. */
+  readBy?: number[];
+}
+
+/**
+ * The wildcard-mention rule, for sends and edits: above WILDCARD_MENTION_LIMIT subscribers
+ * (channelAudience, null for a direct message) or topic participants, only
+ * can_mention_many_users_group may use the wildcards.
+ */
+export function checkWildcardMentions(realm: RealmState, sender: UserRecord, rendered: Rendered, channelAudience: number | null, topicAudience: number): void {
+  const mayMentionMany = userHasRealmPermission(realm, sender, 'can_mention_many_users_group');
+  if (channelAudience !== null && rendered.wildcards.stream && channelAudience > WILDCARD_MENTION_LIMIT && !mayMentionMany) {
+    throw new ApiError('You do not have permission to use channel wildcard mentions in this channel.', { code: 'STREAM_WILDCARD_MENTION_NOT_ALLOWED' });
+  }
+  if (rendered.wildcards.topic && topicAudience > WILDCARD_MENTION_LIMIT && !mayMentionMany) {
+    throw new ApiError('You do not have permission to use topic wildcard mentions in this topic.', { code: 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED' });
+  }
 }
 
 /**
@@ -135,13 +153,7 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
   const recipientIds = isStream ? new Set([...activeSubscriberIds(realm, spec.stream!.id), sender.id]) : new Set(participants);
 
   const topicWildcardUsers = rendered.wildcards.topic && isStream ? topicParticipants(shard, realm, spec.stream!.id, topic) : new Set<number>();
-  const mayMentionMany = userHasRealmPermission(realm, sender, 'can_mention_many_users_group');
-  if (isStream && rendered.wildcards.stream && recipientIds.size - 1 > WILDCARD_MENTION_LIMIT && !mayMentionMany) {
-    throw new ApiError('You do not have permission to use channel wildcard mentions in this channel.', { code: 'STREAM_WILDCARD_MENTION_NOT_ALLOWED' });
-  }
-  if (rendered.wildcards.topic && topicWildcardUsers.size > WILDCARD_MENTION_LIMIT && !mayMentionMany) {
-    throw new ApiError('You do not have permission to use topic wildcard mentions in this topic.', { code: 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED' });
-  }
+  checkWildcardMentions(realm, sender, rendered, isStream ? recipientIds.size - 1 : null, topicWildcardUsers.size);
 
   const batch = shard.batch();
   const msg: MessageRecord = {
@@ -166,6 +178,7 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
     lastEditTs: null,
     lastMovedTs: null,
   };
+  const attachments = linkAttachments(shard, batch, realm, msg);
   insertMessage(shard, batch, msg);
   if (participants.length > 2 && shard.read(shard.store.meta, dmGroupKey(realm.id, participants)) === undefined) {
     batch.put(shard.store.meta, dmGroupKey(realm.id, participants), shard.allocate(batch, 'dmgroup'));
@@ -187,13 +200,16 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
     if (bits) writeBits(shard, batch, realm, userId, msg.id, 0, bits);
     flags.set(userId, bits);
   }
-  if (spec.readBySender) setFlag(shard, batch, realm, sender.id, msg, 'read', true);
+  const readers = new Set(spec.readBy ?? []);
+  if (spec.readBySender) readers.add(sender.id);
+  for (const userId of readers) if (recipientIds.has(userId)) setFlag(shard, batch, realm, userId, msg, 'read', true);
   await batch.commit();
 
   // The event carries the stored message; the event-queue layer shapes it per queue (content
   // format, avatar, topic name) and adds local_message_id for the sender's own queue.
   const byUser: Record<number, string[]> = {};
-  for (const [userId, bits] of flags) byUser[userId] = flagNames(bits | (userId === sender.id && spec.readBySender ? FLAG.read : 0));
+  for (const [userId, bits] of flags) byUser[userId] = flagNames(bits | (readers.has(userId) ? FLAG.read : 0));
+  notifyAttachments(shard, realm, attachments);
   shard.events.emit(realm.id, { type: 'message', message: msg, flags: byUser, local_id: spec.localId ?? null, sender_queue_id: spec.queueId ?? null }, recipientIds);
   return msg;
 }

@@ -48,11 +48,16 @@ function displayRecipient(realm: RealmState, msg: MessageRecord): unknown {
   });
 }
 
-/** The reference's edit_history entries, newest first. */
-export function editHistoryView(msg: MessageRecord): Record<string, unknown>[] {
-  return [...msg.edits].reverse().map((e) => {
+/**
+ * The reference's edit_history entries, newest first. Under message_edit_history_visibility_policy
+ * `moves`, content edits are left out (and the content part of an edit that also moved).
+ */
+export function editHistoryView(msg: MessageRecord, policy: unknown = 'all', allowEmptyTopicName = true): Record<string, unknown>[] {
+  const movesOnly = policy === 'moves';
+  const edits = movesOnly ? msg.edits.filter((e) => e.prevTopic !== undefined || e.prevStream !== undefined) : msg.edits;
+  return [...edits].reverse().map((e) => {
     const entry: Record<string, unknown> = { user_id: e.userId, timestamp: e.timestamp };
-    if (e.prevContent !== undefined) {
+    if (e.prevContent !== undefined && !movesOnly) {
       entry.prev_content = e.prevContent;
       entry.prev_rendered_content = e.prevRendered;
     }
@@ -61,8 +66,8 @@ export function editHistoryView(msg: MessageRecord): Record<string, unknown>[] {
       entry.stream = e.stream;
     }
     if (e.prevTopic !== undefined) {
-      entry.prev_topic = e.prevTopic;
-      entry.topic = e.topic;
+      entry.prev_topic = shownTopic(e.prevTopic, allowEmptyTopicName);
+      entry.topic = shownTopic(e.topic ?? '', allowEmptyTopicName);
     }
     return entry;
   });
@@ -93,7 +98,8 @@ export function messageView(shard: Shard, realm: RealmState, viewer: UserRecord,
     content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
   };
   if (msg.kind === 'stream') view.stream_id = msg.streamId;
-  if (msg.edits.length > 0 && realmSetting(realm, 'message_edit_history_visibility_policy') !== 'none') view.edit_history = editHistoryView(msg);
+  const historyPolicy = realmSetting(realm, 'message_edit_history_visibility_policy');
+  if (msg.edits.length > 0 && historyPolicy !== 'none') view.edit_history = editHistoryView(msg, historyPolicy, opts.allowEmptyTopicName);
   if (msg.lastEditTs !== null) view.last_edit_timestamp = msg.lastEditTs;
   if (msg.lastMovedTs !== null) view.last_moved_timestamp = msg.lastMovedTs;
   return view;

@@ -1,0 +1,111 @@
+import { directMembers } from '../../model/groups.js';
+import type { RealmState } from '../../model/realm-state.js';
+import { groupSettingForApi, userHasRealmPermission } from '../../model/realm-settings.js';
+import { ROLE, type GroupRecord, type UserRecord } from '../../model/types.js';
+import { isAdmin } from '../streams/access.js';
+import { avatarUrl, userView } from '../users/views.js';
+
+/** The people sections of /register: realm_user, realm_bot and realm_user_groups. */
+
+/**
+ * The medium-size avatar the reference gives the user themself: Gravatar at 500 pixels, or the
+ * `-medium` variant of an uploaded avatar.
+ */
+export function mediumAvatarUrl(user: UserRecord): string {
+  const url = avatarUrl(user, false)!;
+  return user.avatarSource === 'G' ? url.replace('?d=identicon', '?d=identicon&s=500') : url.replace(/\.png\?/, '-medium.png?');
+}
+
+/**
+ * realm_users and realm_non_active_users hold every user, bots included, split on is_active and
+ * without that field (the lists say it), in id order; then the user's own fields. There are no
+ * system bots shared across realms here, so cross_realm_bots is empty.
+ */
+export function realmUserSection(realm: RealmState, self: UserRecord, clientGravatar: boolean): Record<string, unknown> {
+  const active: Record<string, unknown>[] = [];
+  const inactive: Record<string, unknown>[] = [];
+  for (const user of [...realm.users.values()].sort((a, b) => a.id - b.id)) {
+    const { is_active: _implied, ...view } = userView(user, { clientGravatar, includeProfileData: true });
+    (user.isActive ? active : inactive).push(view);
+  }
+  const can = (setting: string) => userHasRealmPermission(realm, self, setting);
+  const canCreatePublic = can('can_create_public_channel_group');
+  const canCreatePrivate = can('can_create_private_channel_group');
+  const canCreateWebPublic = can('can_create_web_public_channel_group');
+  return {
+    realm_users: active,
+    realm_non_active_users: inactive,
+    cross_realm_bots: [],
+    avatar_source: self.avatarSource,
+    // The user's own avatar URLs are always computed, whatever client_gravatar says.
+    avatar_url_medium: mediumAvatarUrl(self),
+    avatar_url: avatarUrl(self, false),
+    can_create_private_streams: canCreatePrivate,
+    can_create_public_streams: canCreatePublic,
+    can_create_streams: canCreatePrivate || canCreatePublic || canCreateWebPublic,
+    can_create_web_public_streams: canCreateWebPublic,
+    can_subscribe_other_users: can('can_add_subscribers_group'),
+    can_invite_others_to_realm: can('can_invite_users_group'),
+    is_admin: isAdmin(self),
+    is_owner: self.role === ROLE.owner,
+    is_moderator: self.role === ROLE.moderator,
+    is_guest: self.role === ROLE.guest,
+    user_id: self.id,
+    email: self.email,
+    delivery_email: self.email,
+    full_name: self.fullName,
+  };
+}
+
+/** realm_bots: every bot of the realm for administrators, else the user's own bots. */
+export function realmBots(realm: RealmState, self: UserRecord): Record<string, unknown>[] {
+  const bots = [...realm.users.values()].filter((u) => u.isBot && (isAdmin(self) || u.botOwnerId === self.id)).sort((a, b) => a.id - b.id);
+  return bots.map((bot) => ({
+    email: bot.email,
+    user_id: bot.id,
+    full_name: bot.fullName,
+    bot_type: bot.botType,
+    is_active: bot.isActive,
+    api_key: bot.apiKey,
+    // Bots here have no default channels; they post where they are told to.
+    default_sending_stream: null,
+    default_events_register_stream: null,
+    default_all_public_streams: false,
+    owner_id: bot.botOwnerId,
+    avatar_url: avatarUrl(bot, false),
+    services: [],
+  }));
+}
+
+const GROUP_SETTINGS = ['can_add_members_group', 'can_join_group', 'can_leave_group', 'can_manage_group', 'can_mention_group', 'can_remove_members_group'];
+
+function groupView(realm: RealmState, group: GroupRecord): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    id: group.id,
+    name: group.name,
+    description: group.description,
+    creator_id: group.creatorId,
+    date_created: group.dateCreated,
+    members: [...directMembers(realm, group)].filter((id) => realm.users.get(id)?.isActive).sort((a, b) => a - b),
+    direct_subgroup_ids: [...group.subgroups].sort((a, b) => a - b),
+    is_system_group: group.isSystemGroup,
+    deactivated: group.deactivated,
+  };
+  for (const name of GROUP_SETTINGS) {
+    const value = group.settings[name];
+    if (value !== undefined) view[name] = groupSettingForApi(realm, value);
+  }
+  return view;
+}
+
+/**
+ * realm_user_groups: every group of the realm, system groups included, in id order, with its
+ * active direct members and direct subgroups. Deactivated groups only for clients that declared
+ * include_deactivated_groups.
+ */
+export function realmUserGroups(realm: RealmState, includeDeactivated: boolean): Record<string, unknown>[] {
+  return [...realm.groups.values()]
+    .filter((g) => includeDeactivated || !g.deactivated)
+    .sort((a, b) => a.id - b.id)
+    .map((g) => groupView(realm, g));
+}

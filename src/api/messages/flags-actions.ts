@@ -1,0 +1,138 @@
+import { badRequest } from '../../lib/errors.js';
+import { FLAG, READ_FLIP, type FlagName, type MessageRecord } from '../../model/message.js';
+import { advanceReadMark, readMark, setFlag, setReadMark, storedBits, writeBits } from '../../model/read-state.js';
+import type { RealmState } from '../../model/realm-state.js';
+import type { StreamRecord, UserRecord } from '../../model/types.js';
+import type { Shard } from '../../shard/shard.js';
+import { getMessage, idsUnder, receivedIds } from '../../store/messages.js';
+import type { WriteBatch } from '../../store/shard-store.js';
+import { isSubscribed } from '../streams/access.js';
+import { canAccessMessage, invalidMessage } from './access.js';
+import type { NarrowTerm } from './narrow.js';
+import { collect } from './narrow-fetch.js';
+import { planNarrow } from './narrow-plan.js';
+
+/**
+ * Personal message flags: the do-actions behind POST /messages/flags, /messages/flags/narrow and
+ * the mark-as-read endpoints. State lives in model/read-state.ts; these decide what may change
+ * and send the reference's update_message_flags events to the user.
+ */
+
+/** The flags the API knows (the reference's UserMessage flags less its internal ones). */
+const API_FLAGS = new Set(['read', 'starred', 'collapsed', 'mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned', 'group_mentioned', 'force_expand', 'force_collapse', 'has_alert_word', 'historical']);
+const EDITABLE_FLAGS = new Set(['read', 'starred', 'collapsed']);
+
+export type EditableFlag = 'read' | 'starred' | 'collapsed';
+
+export function checkFlagUpdate(flag: string, op: string): { flag: EditableFlag; adding: boolean } {
+  if (!API_FLAGS.has(flag)) throw badRequest(`Invalid flag: '${flag}'`);
+  if (!EDITABLE_FLAGS.has(flag)) throw badRequest(`Flag not editable: '${flag}'`);
+  if (op !== 'add' && op !== 'remove') throw badRequest(`Invalid message flag operation: '${op}'`);
+  return { flag: flag as EditableFlag, adding: op === 'add' };
+}
+
+const readEvent = (messages: number[], all: boolean) => ({ type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages, all });
+
+/** After messages were read: move the read mark past the read run above it, dropping flips. */
+function settleReadMark(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number): void {
+  advanceReadMark(shard, batch, realm, userId, receivedIds(shard, realm, userId, { min: readMark(realm, userId) + 1 }));
+}
+
+/** What a client needs to file messages that became unread (the event's message_details). */
+function unreadDetails(shard: Shard, realm: RealmState, user: UserRecord, msgs: MessageRecord[]): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const msg of msgs) {
+    const bits = storedBits(shard, realm, user.id, msg.id);
+    const muted = msg.kind === 'stream' && realm.subscription(user.id, msg.streamId!)?.isMuted === true;
+    const wildcard = (bits & (FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned)) !== 0;
+    const mentioned = (bits & (FLAG.mentioned | FLAG.group_mentioned)) !== 0 || (wildcard && !muted);
+    const details: Record<string, unknown> =
+      msg.kind === 'stream'
+        ? { type: 'stream', stream_id: msg.streamId, topic: msg.topic, unmuted_stream_msg: !muted }
+        : { type: 'private', user_ids: msg.dm!.filter((id) => id !== user.id) };
+    if (mentioned) details.mentioned = true;
+    out[String(msg.id)] = details;
+  }
+  return out;
+}
+
+export interface FlagUpdate {
+  /** Ids whose flag changed, in request order. */
+  changed: number[];
+  /** Channels whose messages were left read because the user is not subscribed (read/remove). */
+  ignoredChannels: number[];
+}
+
+/**
+ * Adds or removes a flag on messages, after the reference's do_update_message_flags. The
+ * messages must be readable by the user, except where nothing would change for a message they
+ * could not read anyway (adding `read`, removing a flag they do not have): those are skipped.
+ * Marking unread skips channels the user is not subscribed to, since unread messages live only
+ * in subscribed channels. Checks everything before changing anything.
+ */
+export async function doUpdateFlags(shard: Shard, realm: RealmState, user: UserRecord, ids: number[], flag: EditableFlag, adding: boolean): Promise<FlagUpdate> {
+  const targets: MessageRecord[] = [];
+  const ignored = new Set<number>();
+  for (const id of new Set(ids)) {
+    const msg = getMessage(shard, realm, id);
+    const readable = msg !== undefined && canAccessMessage(realm, user, msg);
+    if (flag === 'read' && !adding && msg?.kind === 'stream' && !isSubscribed(realm, user.id, msg.streamId!)) {
+      if (readable) ignored.add(msg.streamId!);
+      continue;
+    }
+    if (readable) targets.push(msg);
+    else if (adding ? flag !== 'read' : flag === 'read') throw invalidMessage();
+    else if (msg && !adding && storedBits(shard, realm, user.id, msg.id) & FLAG[flag as FlagName]) targets.push(msg);
+  }
+
+  const batch = shard.batch();
+  const changed = targets.filter((msg) => setFlag(shard, batch, realm, user.id, msg, flag, adding));
+  if (flag === 'read' && adding && changed.length > 0) settleReadMark(shard, batch, realm, user.id);
+  const event: Record<string, unknown> = { type: 'update_message_flags', op: adding ? 'add' : 'remove', operation: adding ? 'add' : 'remove', flag, messages: changed.map((m) => m.id), all: false };
+  if (flag === 'read' && !adding) event.message_details = unreadDetails(shard, realm, user, changed);
+  await batch.commit();
+  shard.events.emit(realm.id, event as { type: string }, [user.id]);
+  return { changed: changed.map((m) => m.id), ignoredChannels: [...ignored].sort((a, b) => a - b) };
+}
+
+/**
+ * Marks everything read by moving the read mark to the newest message id and dropping the
+ * user's flips: the cost follows the user's exceptions, not their message count.
+ */
+export async function doMarkAllAsRead(shard: Shard, realm: RealmState, user: UserRecord): Promise<void> {
+  const batch = shard.batch();
+  for (const id of idsUnder(shard.store.uflagIdx, [realm.id, user.id, 'flip'])) {
+    const bits = storedBits(shard, realm, user.id, id);
+    writeBits(shard, batch, realm, user.id, id, bits, bits & ~READ_FLIP);
+  }
+  setReadMark(shard, batch, realm, user.id, Math.max(shard.messageIds.current(), readMark(realm, user.id)));
+  await batch.commit();
+  shard.events.emit(realm.id, readEvent([], true), [user.id]);
+}
+
+/** Whether the user has a message of their own (received, sent or flagged) in the topic. */
+export function hasOwnMessageInTopic(shard: Shard, realm: RealmState, user: UserRecord, stream: StreamRecord, topic: string): boolean {
+  const plan = planNarrow(shard, realm, user, [
+    { operator: 'channel', operand: stream.id, negated: false },
+    { operator: 'topic', operand: topic, negated: false },
+  ], { ownOnly: true });
+  return collect(shard, realm, plan, { min: 0, max: Number.MAX_SAFE_INTEGER, reverse: false, limit: 1 }).length > 0;
+}
+
+/** Marks the user's unread messages of a channel (or of one topic of it) read. */
+export async function doMarkChannelAsRead(shard: Shard, realm: RealmState, user: UserRecord, stream: StreamRecord, topic: string | null): Promise<number> {
+  const terms: NarrowTerm[] = [
+    { operator: 'channel', operand: stream.id, negated: false },
+    { operator: 'is', operand: 'unread', negated: false },
+  ];
+  if (topic !== null) terms.push({ operator: 'topic', operand: topic, negated: false });
+  const plan = planNarrow(shard, realm, user, terms);
+  const unread = collect(shard, realm, plan, { min: 0, max: Number.MAX_SAFE_INTEGER, reverse: false, limit: Infinity });
+  if (unread.length === 0) return 0;
+  const batch = shard.batch();
+  const changed = unread.filter((msg) => setFlag(shard, batch, realm, user.id, msg, 'read', true));
+  settleReadMark(shard, batch, realm, user.id);
+  await batch.commit();
+  shard.events.emit(realm.id, readEvent(changed.map((m) => m.id), false), [user.id]);
+  return changed.length;
+}

@@ -1,0 +1,122 @@
+import { badRequest } from '../../lib/errors.js';
+import type { MessageRecord } from '../../model/message.js';
+import type { RealmState } from '../../model/realm-state.js';
+import type { UserRecord } from '../../model/types.js';
+import type { Shard } from '../../shard/shard.js';
+import { getMessage } from '../../store/messages.js';
+import type { NarrowTerm } from './narrow.js';
+import { planNarrow, type NarrowPlan } from './narrow-plan.js';
+
+/**
+ * Fetching a range of a narrow around an anchor, with the reference's bookkeeping
+ * (found_anchor, found_oldest, found_newest), for GET /messages and POST /messages/flags/narrow.
+ */
+
+/** The reference's stand-in for "past the newest message": `anchor=newest` reports it. */
+export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
+
+/** An anchor as the reference reads it; null stands for first_unread. */
+export function parseAnchor(raw: string | undefined, useFirstUnread: boolean): number | null {
+  if (useFirstUnread) return null;
+  if (raw === undefined) throw badRequest("Missing 'anchor' argument.");
+  if (raw === 'oldest') return 0;
+  if (raw === 'newest') return LARGER_THAN_MAX_MESSAGE_ID;
+  if (raw === 'first_unread') return null;
+  const text = raw.trim();
+  if (!/^[+-]?\d+$/.test(text)) throw badRequest('Invalid anchor');
+  // Negative anchors are accepted as the oldest, as older clients relied on.
+  const value = BigInt(text);
+  if (value < 0n) return 0;
+  return value > BigInt(LARGER_THAN_MAX_MESSAGE_ID) ? LARGER_THAN_MAX_MESSAGE_ID : Number(value);
+}
+
+/** Up to `limit` matching messages from the range, walking the plan's candidates in order. */
+export function collect(shard: Shard, realm: RealmState, plan: NarrowPlan, range: { min: number; max: number; reverse: boolean; limit: number }): MessageRecord[] {
+  const out: MessageRecord[] = [];
+  if (range.limit <= 0 || range.min > range.max) return out;
+  for (const id of plan.candidates({ min: range.min, max: Math.min(range.max, Number.MAX_SAFE_INTEGER), reverse: range.reverse })) {
+    const msg = getMessage(shard, realm, id);
+    if (msg && plan.matches(msg)) {
+      out.push(msg);
+      if (out.length >= range.limit) break;
+    }
+  }
+  return out;
+}
+
+/** The oldest unread message of the narrow, skipping muted channels unless it names one. */
+export function firstUnreadAnchor(shard: Shard, realm: RealmState, user: UserRecord, terms: NarrowTerm[]): number {
+  const plan = planNarrow(shard, realm, user, [...terms, { operator: 'is', operand: 'unread', negated: false }], { excludeMuted: true });
+  const [first] = collect(shard, realm, plan, { min: 0, max: Number.MAX_SAFE_INTEGER, reverse: false, limit: 1 });
+  return first ? first.id : LARGER_THAN_MAX_MESSAGE_ID;
+}
+
+export interface RangeRequest {
+  /** null: first_unread. */
+  anchor: number | null;
+  includeAnchor: boolean;
+  numBefore: number;
+  numAfter: number;
+}
+
+export interface Fetched {
+  messages: MessageRecord[];
+  anchor: number;
+  foundAnchor: boolean;
+  foundOldest: boolean;
+  foundNewest: boolean;
+}
+
+/** The reference's limit_query_to_range and post_process_limited_query. */
+export function fetchRange(shard: Shard, realm: RealmState, user: UserRecord, terms: NarrowTerm[], plan: NarrowPlan, req: RangeRequest): Fetched {
+  const anchor = req.anchor ?? firstUnreadAnchor(shard, realm, user, terms);
+  const { includeAnchor, numBefore } = req;
+  const left = anchor === 0;
+  const right = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
+  const numAfter = right ? 0 : req.numAfter;
+  const needBefore = !left && numBefore > 0;
+  const needAfter = !right && numAfter > 0;
+  const top = Number.MAX_SAFE_INTEGER;
+  const get = (min: number, max: number, reverse: boolean, limit: number) => collect(shard, realm, plan, { min, max, reverse, limit });
+
+  let rows: MessageRecord[];
+  if (needBefore && needAfter) {
+    rows = [...get(0, anchor - 1, true, numBefore).reverse(), ...get(anchor, top, false, numAfter + 1)];
+  } else if (needBefore) {
+    const max = right ? top : anchor - (includeAnchor ? 0 : 1);
+    rows = get(0, max, true, numBefore + (!right && includeAnchor ? 1 : 0)).reverse();
+  } else if (needAfter) {
+    rows = get(anchor + (includeAnchor ? 0 : 1), top, false, numAfter + (includeAnchor ? 1 : 0));
+  } else {
+    // Nothing asked on either side: at most the anchor itself, as the reference answers.
+    rows = get(anchor, anchor, false, 1);
+  }
+
+  let before = right ? rows : rows.filter((m) => m.id < anchor);
+  const at = right ? [] : rows.filter((m) => m.id === anchor);
+  let after = right ? [] : rows.filter((m) => m.id > anchor);
+  if (numBefore) before = before.slice(-numBefore);
+  if (numAfter) after = after.slice(0, numAfter);
+  return {
+    messages: [...before, ...at, ...after],
+    anchor,
+    foundAnchor: at.length === 1,
+    foundOldest: left || before.length < numBefore,
+    foundNewest: right || after.length < numAfter,
+  };
+}
+
+/** The requested ids (GET /messages message_ids) that exist, match and may be read; ascending. */
+export function fetchIds(shard: Shard, realm: RealmState, plan: NarrowPlan, ids: number[]): MessageRecord[] {
+  const out: MessageRecord[] = [];
+  for (const id of [...new Set(ids)].sort((a, b) => a - b)) {
+    const msg = getMessage(shard, realm, id);
+    if (msg && plan.matches(msg)) out.push(msg);
+  }
+  return out;
+}
+
+/** The reference's check shared by both range endpoints. */
+export function checkIncludeAnchor(req: { includeAnchor: boolean; numBefore: number; numAfter: number }): void {
+  if (req.numBefore > 0 && req.numAfter > 0 && !req.includeAnchor) throw badRequest('The anchor can only be excluded at an end of the range');
+}

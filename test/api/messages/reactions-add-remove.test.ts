@@ -1,0 +1,68 @@
+import t from 'tap';
+import { createUser, startTestServer } from '../../helpers/server.js';
+
+t.test('POST and DELETE /messages/{message_id}/reactions', async (t) => {
+  const ts = await startTestServer(t);
+  const ann = await createUser(ts, 'ann@example.com', 'Ann');
+  const bob = await createUser(ts, 'bob@example.com', 'Bob');
+  const asAnn = ts.as(ann);
+  const asBob = ts.as(bob);
+  const sent = await asAnn('POST', '/messages', { params: { type: 'stream', to: 'general', topic: 'reactions', content: 'react to me' } });
+  const id: number = sent.body.id;
+  const reactions = async () => (await asAnn('GET', `/messages/${id}`)).body.message.reactions;
+
+  t.test('POST /messages/{message_id}/reactions: a unicode emoji by name', async (t) => {
+    const res = await asBob('POST', `/messages/${id}/reactions`, { params: { emoji_name: 'octopus' } });
+    t.equal(res.status, 200, 'status 200');
+    t.same(await reactions(), [{ emoji_name: 'octopus', emoji_code: '1f419', reaction_type: 'unicode_emoji', user_id: bob.userId }], 'shown in GET /messages/{id}');
+  });
+
+  t.test('POST /messages/{message_id}/reactions: the same reaction twice is REACTION_ALREADY_EXISTS', async (t) => {
+    const res = await asBob('POST', `/messages/${id}/reactions`, { params: { emoji_name: 'octopus' } });
+    t.same(res.body, { result: 'error', msg: 'Reaction already exists.', code: 'REACTION_ALREADY_EXISTS' }, 'reference error');
+    t.equal((await reactions()).length, 1, 'nothing added');
+  });
+
+  t.test('POST /messages/{message_id}/reactions: name, code and type given (multipart, as zulip-js sends)', async (t) => {
+    const res = await asAnn('POST', `/messages/${id}/reactions`, { params: { emoji_name: 'heart', emoji_code: '2764', reaction_type: 'unicode_emoji' }, encoding: 'multipart' });
+    t.equal(res.status, 200, 'status 200');
+    t.match(await reactions(), [{ emoji_name: 'octopus' }, { emoji_name: 'heart', emoji_code: '2764', user_id: ann.userId }], 'added after the first');
+  });
+
+  t.test('POST /messages/{message_id}/reactions: a vote for an existing emoji takes its name', async (t) => {
+    // +1 and thumbsup are two names of one emoji: the first reaction's name is kept.
+    await asAnn('POST', `/messages/${id}/reactions`, { params: { emoji_name: '+1' } });
+    const res = await asBob('POST', `/messages/${id}/reactions`, { params: { emoji_name: 'thumbsup' } });
+    t.equal(res.status, 200, 'status 200');
+    const votes = (await reactions()).filter((r: { emoji_code: string }) => r.emoji_code === '1f44d');
+    t.same(votes.map((r: { emoji_name: string; user_id: number }) => [r.emoji_name, r.user_id]), [['+1', ann.userId], ['+1', bob.userId]], 'both votes are named +1');
+    const again = await asBob('POST', `/messages/${id}/reactions`, { params: { emoji_name: '+1' } });
+    t.equal(again.body.code, 'REACTION_ALREADY_EXISTS', 'the same emoji under its other name is the same reaction');
+  });
+
+  t.test('POST /messages/{message_id}/reactions: the zulip extra emoji', async (t) => {
+    const res = await asBob('POST', `/messages/${id}/reactions`, { params: { emoji_name: 'zulip' } });
+    t.equal(res.status, 200, 'status 200');
+    t.match((await reactions()).at(-1), { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' }, 'type zulip_extra_emoji, code zulip');
+  });
+
+  t.test('DELETE /messages/{message_id}/reactions: by name, code or both', async (t) => {
+    const byName = await asBob('DELETE', `/messages/${id}/reactions`, { params: { emoji_name: 'octopus' } });
+    t.equal(byName.status, 200, 'by name: 200');
+    const byCode = await asAnn('DELETE', `/messages/${id}/reactions`, { params: { emoji_code: '2764' } });
+    t.equal(byCode.status, 200, 'by code alone (unicode_emoji assumed): 200');
+    const extra = await asBob('DELETE', `/messages/${id}/reactions`, { params: { emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' } });
+    t.equal(extra.status, 200, 'code and type: 200');
+    t.same((await reactions()).map((r: { emoji_name: string; user_id: number }) => [r.emoji_name, r.user_id]), [['+1', ann.userId], ['+1', bob.userId]], 'only the +1 votes remain');
+  });
+
+  t.test('DELETE /messages/{message_id}/reactions: only one\'s own reaction, once', async (t) => {
+    const res = await asBob('DELETE', `/messages/${id}/reactions`, { params: { emoji_name: 'octopus' } });
+    t.same(res.body, { result: 'error', msg: "Reaction doesn't exist.", code: 'REACTION_DOES_NOT_EXIST' }, 'removed already: REACTION_DOES_NOT_EXIST');
+    const notMine = await ts.request('DELETE', `/messages/${id}/reactions`, { params: { emoji_name: '+1' } });
+    t.equal(notMine.body.code, 'REACTION_DOES_NOT_EXIST', 'the owner cannot remove the others\' votes');
+    const removed = await asBob('DELETE', `/messages/${id}/reactions`, { params: { emoji_name: 'thumbsup' } });
+    t.equal(removed.status, 200, 'a vote is removed under any name of its emoji');
+    t.same((await reactions()).map((r: { user_id: number }) => r.user_id), [ann.userId], 'Ann\'s vote stays');
+  });
+});

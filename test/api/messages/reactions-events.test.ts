@@ -1,0 +1,120 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { doCreateRealm } from '../../../src/api/realm/actions.js';
+import { createInitialChannels } from '../../../src/api/streams/actions.js';
+import { subscribeToDefaultChannels } from '../../../src/api/subscriptions/actions.js';
+import { doCreateUser } from '../../../src/api/users/actions.js';
+import { loadConfig, resolveConfig } from '../../../src/config.js';
+import { ROLE, type Role, type UserRecord } from '../../../src/model/types.js';
+import { dispatch } from '../../../src/shard/dispatch.js';
+import type { ShardEvent } from '../../../src/shard/events.js';
+import { Shard } from '../../../src/shard/shard.js';
+import { checkEvent } from '../../helpers/openapi.js';
+
+/**
+ * The `reaction` events and who gets them. The shard runs in this process and the test listens
+ * on its event bus; requests go through the dispatcher the HTTP front end uses. Guests need it
+ * too: no endpoint makes one.
+ */
+t.test('reaction events', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'stoa-test-'));
+  const shard = Shard.open(0, resolveConfig(loadConfig({}, { dataDir, shards: 1, logLevel: 'silent' }), 0));
+  t.teardown(async () => {
+    await shard.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const { owner } = await doCreateRealm(shard, { id: 1, subdomain: '', name: 'Reactions', ownerEmail: 'owner@example.com', ownerFullName: 'Owner' });
+  const realm = shard.realm(1)!;
+  await createInitialChannels(shard, realm, owner);
+  const make = async (name: string, role: Role) => {
+    const user = await doCreateUser(shard, realm, { email: `${name}@example.com`, fullName: name, role });
+    await subscribeToDefaultChannels(shard, realm, user);
+    return user;
+  };
+  const hamlet = await make('hamlet', ROLE.member);
+  const othello = await make('othello', ROLE.member);
+  const polonius = await make('polonius', ROLE.guest);
+  const outsider = await make('outsider', ROLE.member);
+
+  let seen: { event: ShardEvent; userIds: number[] }[] = [];
+  shard.events.subscribe((realmId, event, userIds) => {
+    if (realmId === 1 && event.type === 'reaction') seen.push({ event, userIds: [...userIds].sort((a, b) => a - b) });
+  });
+  const call = async (user: UserRecord, op: string, params: Record<string, unknown>) => {
+    seen = [];
+    const form = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+    const authorization = `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;
+    const reply = await dispatch(shard, { kind: 'request', op, realmId: 1, authorization, params: form, pathParams: {}, userAgent: 'test', remoteAddr: '127.0.0.1' });
+    return { status: reply.status, body: JSON.parse(reply.body) };
+  };
+  const ids = (...users: UserRecord[]) => users.map((u) => u.id).sort((a, b) => a - b);
+  const send = async (user: UserRecord, params: Record<string, unknown>) => (await call(user, 'messages.send', params)).body.id as number;
+  const react = (user: UserRecord, id: number, emoji = 'tada') => call(user, 'messages.addReaction', { message_id: id, emoji_name: emoji });
+
+  await call(outsider, 'subscriptions.remove', { subscriptions: ['general'] });
+  const general = await send(hamlet, { type: 'stream', to: 'general', topic: 'news', content: 'hi all' });
+
+  t.test('reaction add: the reference shape, to the channel\'s subscribers', async (t) => {
+    const res = await react(othello, general);
+    t.equal(res.status, 200, 'added');
+    t.equal(seen.length, 1, 'one event');
+    const { event, userIds } = seen[0];
+    t.same(event, {
+      type: 'reaction',
+      op: 'add',
+      user_id: othello.id,
+      user: { user_id: othello.id, email: othello.email, full_name: othello.fullName },
+      message_id: general,
+      emoji_name: 'tada',
+      emoji_code: '1f389',
+      reaction_type: 'unicode_emoji',
+    }, 'every field');
+    t.doesNotThrow(() => checkEvent(event), 'matches the reference schema');
+    t.same(userIds, ids(owner, hamlet, othello, polonius), 'the subscribers of general, not the unsubscribed member');
+  });
+
+  t.test('reaction add: an unsubscribed member reacting to a public channel hears of it too', async (t) => {
+    await react(outsider, general, 'octopus');
+    t.same(seen[0].userIds, ids(owner, hamlet, othello, polonius, outsider), 'the subscribers and the reacting user');
+  });
+
+  t.test('reaction remove: the reference shape, to the same audience', async (t) => {
+    const res = await call(othello, 'messages.removeReaction', { message_id: general, emoji_name: 'tada' });
+    t.equal(res.status, 200, 'removed');
+    t.match(seen[0].event, { type: 'reaction', op: 'remove', user_id: othello.id, message_id: general, emoji_name: 'tada', emoji_code: '1f389' }, 'op remove');
+    t.doesNotThrow(() => checkEvent(seen[0].event), 'matches the reference schema');
+    t.same(seen[0].userIds, ids(owner, hamlet, othello, polonius), 'to the subscribers');
+  });
+
+  t.test('reaction events: a direct message\'s participants only', async (t) => {
+    const dm = await send(hamlet, { type: 'direct', to: [othello.id], content: 'psst' });
+    await react(othello, dm);
+    t.same(seen[0].userIds, ids(hamlet, othello), 'the two participants');
+    const res = await react(outsider, dm);
+    t.equal(res.body.msg, 'Invalid message(s)', 'an outsider cannot react');
+    t.same(seen, [], 'and nothing is emitted');
+  });
+
+  t.test('reactions: a guest only where subscribed', async (t) => {
+    await call(hamlet, 'subscriptions.add', { subscriptions: [{ name: 'Verona' }] });
+    const verona = await send(hamlet, { type: 'stream', to: 'Verona', topic: 't', content: 'public, but not for guests' });
+    const res = await react(polonius, verona);
+    t.equal(res.body.msg, 'Invalid message(s)', 'a guest outside a public channel cannot react');
+    t.equal((await react(polonius, general)).status, 200, 'but can in a channel they are subscribed to');
+  });
+
+  t.test('reaction events: protected history reaches only those who received the message', async (t) => {
+    await call(hamlet, 'subscriptions.add', { subscriptions: [{ name: 'vault' }], invite_only: true, history_public_to_subscribers: false });
+    const before = await send(hamlet, { type: 'stream', to: 'vault', topic: 't', content: 'before othello' });
+    await call(hamlet, 'subscriptions.add', { subscriptions: [{ name: 'vault' }], principals: [othello.id] });
+    const res = await react(othello, before);
+    t.equal(res.body.msg, 'Invalid message(s)', 'a later subscriber cannot react to what they never received');
+    await react(hamlet, before);
+    t.same(seen[0].userIds, ids(hamlet), 'nor hears of others\' reactions to it');
+    const after = await send(hamlet, { type: 'stream', to: 'vault', topic: 't', content: 'after othello' });
+    await react(othello, after);
+    t.same(seen[0].userIds, ids(hamlet, othello), 'a message both received: both hear');
+  });
+});
