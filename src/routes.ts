@@ -52,6 +52,7 @@ export const routes: readonly Route[] = [
 
   r('POST', '/messages', 'messages.send'),
   r('GET', '/messages/{message_id}', 'messages.get'),
+  r('GET', '/users/me/{stream_id}/topics', 'messages.topics'),
   r('PATCH', '/messages/{message_id}', 'messages.update'),
   r('DELETE', '/messages/{message_id}', 'messages.delete'),
   r('GET', '/messages/{message_id}/history', 'messages.history'),

@@ -10,6 +10,7 @@ import { operations as reactions } from './reactions.js';
 import { operations as renderEndpoint } from './render-endpoint.js';
 import { checkCanPost, checkSendParams, clientName, defaultReadBySender, doSendMessage, normalizeContent, normalizeTopic, resolveRecipients, resolveStream } from './send.js';
 import { messageWithFlags } from './views.js';
+import { topicOperations } from './topics.js';
 
 interface SendParams {
   type: 'direct' | 'private' | 'stream' | 'channel';
@@ -88,4 +89,5 @@ export const operations = {
   ...edit,
   ...deleteOps,
   ...history,
+  ...topicOperations,
 };
