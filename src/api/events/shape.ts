@@ -63,6 +63,14 @@ function shapeMessage(shard: Shard, realm: RealmState, queue: EventQueue, event:
   return [shaped];
 }
 
+/** Without the empty_topic_name capability, an empty topic reads as the display name. */
+function topicsShown(event: ShardEvent, keys: string[], emptyTopicSupported: boolean): ShardEvent {
+  if (emptyTopicSupported || !keys.some((k) => event[k] === '')) return event;
+  const copy: ShardEvent = { ...event };
+  for (const k of keys) if (copy[k] === '') copy[k] = EMPTY_TOPIC_DISPLAY_NAME;
+  return copy;
+}
+
 /**
  * The copies of an event one queue receives: none (filtered out), one, or, for clients without
  * the bulk_message_deletion capability, one delete_message per message.
@@ -73,11 +81,14 @@ export function shapeEvent(shard: Shard, realm: RealmState, queue: EventQueue, e
     case 'message':
       return shapeMessage(shard, realm, queue, event);
     case 'delete_message': {
-      const ids = event.message_ids as number[] | undefined;
-      if (caps.bulk_message_deletion || !ids) return [event];
-      const { message_ids: _ignored, ...rest } = event;
+      const shown = topicsShown(event, ['topic'], caps.empty_topic_name);
+      const ids = shown.message_ids as number[] | undefined;
+      if (caps.bulk_message_deletion || !ids) return [shown];
+      const { message_ids: _ignored, ...rest } = shown;
       return ids.map((id) => ({ ...rest, message_id: id }) as Shaped);
     }
+    case 'update_message':
+      return [topicsShown(event, ['orig_subject', 'subject', 'topic'], caps.empty_topic_name)];
     case 'typing':
       // Channel typing notifications only reach clients that declared they understand them.
       if (event.message_type === 'stream' && !caps.stream_typing_notifications) return [];

@@ -99,3 +99,18 @@ t.test('POST /register, GET /events and DELETE /events', async (t) => {
     t.equal(gone.body.code, 'BAD_EVENT_QUEUE_ID', 'a deleted queue is gone');
   });
 });
+
+t.test('events about the empty topic read "general chat" for clients without empty_topic_name', async (t) => {
+  const ts = await startTestServer(t, { heartbeatSeconds: 1 });
+  const sent = await ts.request('POST', '/messages', { params: { type: 'stream', to: 'general', topic: '', content: 'x' } });
+  const plain = (await ts.request('POST', '/register', { params: { event_types: ['update_message', 'delete_message'] } })).body;
+  const capable = (await ts.request('POST', '/register', { params: { event_types: ['update_message', 'delete_message'], client_capabilities: { empty_topic_name: true } } })).body;
+  await ts.request('PATCH', `/messages/${sent.body.id}`, { params: { content: 'y' } });
+  await ts.request('DELETE', `/messages/${sent.body.id}`);
+  const a = await ts.request('GET', '/events', { params: { queue_id: plain.queue_id, dont_block: true } });
+  const b = await ts.request('GET', '/events', { params: { queue_id: capable.queue_id, dont_block: true } });
+  const topicsOf = (events: any[]) => events.map((e) => [e.type, e.orig_subject ?? e.subject ?? e.topic]);
+  t.ok(topicsOf(a.body.events).every(([, topic]) => topic === undefined || topic === 'general chat'), 'plain client: the display name');
+  t.ok(topicsOf(b.body.events).some(([, topic]) => topic === ''), 'capable client: the empty topic');
+  t.ok(a.body.events.some((e: any) => e.type === 'delete_message'), 'the delete reached the plain client');
+});
