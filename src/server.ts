@@ -71,6 +71,8 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      // Parked long-polls would hold the HTTP server open until their heartbeat: answer them first.
+      await pool.drain();
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
         http.closeIdleConnections();

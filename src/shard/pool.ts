@@ -57,7 +57,12 @@ export class ShardPool {
     return this.pools[shard].run(task);
   }
 
-  /** Flushes and closes every shard's LMDB environment, then stops the threads. */
+  /** First step of a graceful stop: every shard answers its parked long-polls and parks no more. */
+  async drain(): Promise<void> {
+    await Promise.all(this.pools.map((pool) => pool.run({ kind: 'drain' })));
+  }
+
+  /** Saves the event queues, flushes and closes every shard's LMDB environment, stops the threads. */
   async close(): Promise<void> {
     await Promise.all(this.pools.map((pool) => pool.run({ kind: 'close' })));
     await Promise.all(this.pools.map((pool) => pool.destroy()));

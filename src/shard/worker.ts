@@ -5,14 +5,24 @@ import { runAdmin, type AdminTask } from './admin.js';
 import { dispatch, type RequestTask } from './dispatch.js';
 import { Shard } from './shard.js';
 import { queuesOf } from '../api/events/manager.js';
+import { SERVER_GENERATION } from '../api/events/register-realm.js';
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../version.js';
 
 /** Piscina entry point: one module instance per shard thread, holding that shard's state. */
 const { index, config, messageIds } = workerData as { index: number; config: ResolvedConfig; messageIds: SharedArrayBuffer };
 setLogLevel(config.logLevel);
 const shard = Shard.open(index, config, messageIds);
 shard.wheel.start();
+// Queues saved by a graceful stop resume, each with a `restart` event.
+await queuesOf(shard).restore({
+  type: 'restart',
+  zulip_version: ZULIP_VERSION,
+  zulip_merge_base: ZULIP_MERGE_BASE,
+  zulip_feature_level: ZULIP_FEATURE_LEVEL,
+  server_generation: SERVER_GENERATION,
+});
 
-export type ShardTask = RequestTask | AdminTask | { kind: 'cancel'; requestId: string } | { kind: 'close' };
+export type ShardTask = RequestTask | AdminTask | { kind: 'cancel'; requestId: string } | { kind: 'drain' } | { kind: 'close' };
 
 export default async function handle(task: ShardTask): Promise<unknown> {
   switch (task.kind) {
@@ -23,7 +33,11 @@ export default async function handle(task: ShardTask): Promise<unknown> {
     case 'cancel':
       queuesOf(shard).cancel(task.requestId);
       return null;
+    case 'drain':
+      queuesOf(shard).drain();
+      return null;
     case 'close':
+      await queuesOf(shard).save();
       await shard.close();
       return null;
   }

@@ -33,6 +33,7 @@ import { open, type Database, type RootDatabase } from 'lmdb';
  *   subHistory  [realmId, userId, streamId]              -> [start, end|null][]
  *   search      [realmId, word, msgId]                   -> null   store/search.ts: full-text
  *   uploads     [realmId, kind, ...]                     -> ...    store/uploads.ts: files, links
+ *   queues      queueId                                  -> event queue saved at a graceful stop
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -64,6 +65,7 @@ export interface ShardStore {
   subHistory: Database;
   search: Database;
   uploads: Database;
+  queues: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -97,6 +99,7 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     subHistory: db('subHistory'),
     search: db('search'),
     uploads: db('uploads'),
+    queues: db('queues'),
   };
 }
 

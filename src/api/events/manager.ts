@@ -3,7 +3,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { ShardEvent } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
-import { EventQueue, type QueuedEvent, type QueueOptions } from './queue.js';
+import { EventQueue, type QueuedEvent, type QueueOptions, type SavedQueue } from './queue.js';
 import { shapeEvent } from './shape.js';
 
 /**
@@ -24,6 +24,8 @@ export class QueueManager {
   private readonly byUser = new Map<string, Set<EventQueue>>();
   /** requestId -> queue with that request parked, for cancellation. */
   private readonly parkedBy = new Map<string, EventQueue>();
+  /** Set when the server stops: polls answer at once instead of parking. */
+  private draining = false;
 
   constructor(private readonly shard: Shard) {
     shard.events.subscribe((realmId, event, userIds) => this.deliver(realmId, event, userIds));
@@ -34,7 +36,11 @@ export class QueueManager {
   }
 
   register(opts: QueueOptions): EventQueue {
-    const queue = new EventQueue(opts);
+    return this.add(new EventQueue(opts));
+  }
+
+  private add(queue: EventQueue): EventQueue {
+    const { opts } = queue;
     this.queues.set(queue.id, queue);
     const key = `${opts.realmId}:${opts.userId}`;
     let set = this.byUser.get(key);
@@ -74,7 +80,7 @@ export class QueueManager {
     }
     // A new poll finishes the one parked before it.
     this.finish(queue, []);
-    if (queue.events.length > 0 || dontBlock) {
+    if (queue.events.length > 0 || dontBlock || this.draining) {
       this.armExpiry(queue);
       return [...queue.events];
     }
@@ -89,6 +95,48 @@ export class QueueManager {
       queue.parked = { requestId, resolve, heartbeat };
       this.parkedBy.set(requestId, queue);
     });
+  }
+
+  /**
+   * A graceful stop, first step: answer every parked poll (empty) so that the HTTP server can
+   * close, and park no more.
+   */
+  drain(): void {
+    this.draining = true;
+    for (const queue of this.queues.values()) this.finish(queue, []);
+  }
+
+  /**
+   * A graceful stop, last step: save every queue, with its unacknowledged events, in the same
+   * LMDB environment. The next start restores them (restore()), so clients carry on with their
+   * queue_id and last_event_id after a `restart` event, as the reference's clients expect.
+   */
+  async save(): Promise<void> {
+    const batch = this.shard.batch();
+    for (const key of this.shard.store.queues.getKeys({})) batch.del(this.shard.store.queues, key as string);
+    for (const queue of this.queues.values()) batch.put(this.shard.store.queues, queue.id, queue.toSaved());
+    await batch.commit();
+  }
+
+  /**
+   * Restores the queues a graceful stop saved, each told of the restart, and forgets the saved
+   * copies (a later crash must not bring back stale ones).
+   */
+  async restore(restartEvent: Omit<QueuedEvent, 'id'>): Promise<number> {
+    let count = 0;
+    const batch = this.shard.batch();
+    for (const { key, value } of this.shard.store.queues.getRange({})) {
+      batch.del(this.shard.store.queues, key as string);
+      const queue = this.add(EventQueue.fromSaved(value as SavedQueue));
+      if (!this.shard.realm(queue.opts.realmId)?.users.get(queue.opts.userId)?.isActive) {
+        this.delete(queue);
+        continue;
+      }
+      queue.push(restartEvent);
+      count++;
+    }
+    await batch.commit();
+    return count;
   }
 
   /** The client went away: drop its parked poll, and let the queue start to age. */

@@ -27,6 +27,14 @@ export interface QueuedEvent {
   [field: string]: unknown;
 }
 
+export interface SavedQueue {
+  id: string;
+  opts: Omit<QueueOptions, 'eventTypes'> & { eventTypes: string[] | null };
+  events: QueuedEvent[];
+  lastEventId: number;
+  newestPruned: number;
+}
+
 export interface Parked {
   /** The front end's id of the HTTP request, so a closed connection can cancel it. */
   requestId: string;
@@ -35,7 +43,7 @@ export interface Parked {
 }
 
 export class EventQueue {
-  readonly id = randomUUID();
+  readonly id: string;
   readonly events: QueuedEvent[] = [];
   /** The id of the last event queued, or -1. */
   lastEventId = -1;
@@ -45,7 +53,26 @@ export class EventQueue {
   /** When no poll is parked: the timer that garbage-collects the queue. */
   expiry: Timer | null = null;
 
-  constructor(readonly opts: QueueOptions) {}
+  constructor(
+    readonly opts: QueueOptions,
+    id: string = randomUUID(),
+  ) {
+    this.id = id;
+  }
+
+  /** What a graceful stop saves, to resume the queue on the next start. */
+  toSaved(): SavedQueue {
+    const { eventTypes, ...rest } = this.opts;
+    return { id: this.id, opts: { ...rest, eventTypes: eventTypes ? [...eventTypes] : null }, events: this.events, lastEventId: this.lastEventId, newestPruned: this.newestPruned };
+  }
+
+  static fromSaved(saved: SavedQueue): EventQueue {
+    const queue = new EventQueue({ ...saved.opts, eventTypes: saved.opts.eventTypes ? new Set(saved.opts.eventTypes) : null }, saved.id);
+    queue.events.push(...saved.events);
+    queue.lastEventId = saved.lastEventId;
+    queue.newestPruned = saved.newestPruned;
+    return queue;
+  }
 
   push(event: Omit<QueuedEvent, 'id'>): QueuedEvent {
     const queued = { ...event, id: ++this.lastEventId } as QueuedEvent;

@@ -14,7 +14,7 @@ import { CHANNEL_SETTING_RULES, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from '
  */
 
 /** When this shard thread started: the reference's server_generation, which changes on restart. */
-const SERVER_GENERATION = Math.floor(Date.now() / 1000);
+export const SERVER_GENERATION = Math.floor(Date.now() / 1000);
 
 /** The reference's typing protocol timings (server_typing_* in /register). */
 const TYPING_STARTED_EXPIRY_MS = 45_000;
