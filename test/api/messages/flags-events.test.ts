@@ -1,18 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { doCreateRealm } from '../../../src/api/realm/actions.js';
-import { createInitialChannels } from '../../../src/api/streams/actions.js';
 import { subscribeToDefaultChannels } from '../../../src/api/subscriptions/actions.js';
 import { doCreateUser } from '../../../src/api/users/actions.js';
-import { loadConfig, resolveConfig } from '../../../src/config.js';
 import { ROLE, type UserRecord } from '../../../src/model/types.js';
 import { dispatch } from '../../../src/shard/dispatch.js';
 import type { ShardEvent } from '../../../src/shard/events.js';
-import { Shard } from '../../../src/shard/shard.js';
 import { idsUnder } from '../../../src/store/messages.js';
 import { checkEvent } from '../../helpers/openapi.js';
+import { inProcessShard } from '../../helpers/shard.js';
 
 /**
  * The update_message_flags events of flag changes, checked against the reference's GET /events
@@ -21,15 +15,7 @@ import { checkEvent } from '../../helpers/openapi.js';
  * the server's own dispatcher.
  */
 t.test('flag events and read state', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'stoa-test-'));
-  const shard = Shard.open(0, resolveConfig(loadConfig({}, { dataDir, shards: 1, logLevel: 'silent' }), 0));
-  t.teardown(async () => {
-    await shard.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  const { owner } = await doCreateRealm(shard, { id: 1, subdomain: '', name: 'Flags', ownerEmail: 'owner@example.com', ownerFullName: 'Owner' });
-  const realm = shard.realm(1)!;
-  await createInitialChannels(shard, realm, owner);
+  const { shard, realm, owner } = await inProcessShard(t, 'Flags');
   const make = async (name: string) => {
     const user = await doCreateUser(shard, realm, { email: `${name}@example.com`, fullName: name, role: ROLE.member });
     await subscribeToDefaultChannels(shard, realm, user);

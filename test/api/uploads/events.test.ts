@@ -1,18 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { doCreateRealm } from '../../../src/api/realm/actions.js';
-import { createInitialChannels } from '../../../src/api/streams/actions.js';
 import { doCreateUser } from '../../../src/api/users/actions.js';
-import { loadConfig, resolveConfig } from '../../../src/config.js';
 import { ROLE, type UserRecord } from '../../../src/model/types.js';
 import { dispatch } from '../../../src/shard/dispatch.js';
 import type { ShardEvent } from '../../../src/shard/events.js';
-import { Shard } from '../../../src/shard/shard.js';
 import { uploadsTmpDir } from '../../../src/store/uploads.js';
 import { checkEvent } from '../../helpers/openapi.js';
+import { inProcessShard } from '../../helpers/shard.js';
 
 /**
  * The `attachment` events an uploader's clients get: add on upload, update when a message links
@@ -20,15 +16,7 @@ import { checkEvent } from '../../helpers/openapi.js';
  * the front end's part of an upload (a temporary file, then `__files`).
  */
 t.test('attachment events', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'stoa-test-'));
-  const shard = Shard.open(0, resolveConfig(loadConfig({}, { dataDir, shards: 1, logLevel: 'silent' }), 0));
-  t.teardown(async () => {
-    await shard.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  const { owner } = await doCreateRealm(shard, { id: 1, subdomain: '', name: 'Files', ownerEmail: 'owner@example.com', ownerFullName: 'Owner' });
-  const realm = shard.realm(1)!;
-  await createInitialChannels(shard, realm, owner);
+  const { shard, realm, dataDir } = await inProcessShard(t, 'Files');
   const hamlet = await doCreateUser(shard, realm, { email: 'hamlet@example.com', fullName: 'Hamlet', role: ROLE.member });
   const othello = await doCreateUser(shard, realm, { email: 'othello@example.com', fullName: 'Othello', role: ROLE.member });
 
