@@ -1,8 +1,5 @@
 import t, { type Test } from 'tap';
-import { subscribeToDefaultChannels } from '../../../src/api/subscriptions/actions.js';
-import { doCreateUser } from '../../../src/api/users/actions.js';
-import { ROLE, type UserRecord } from '../../../src/model/types.js';
-import { dispatch } from '../../../src/shard/dispatch.js';
+import type { UserRecord } from '../../../src/model/types.js';
 import type { ShardEvent } from '../../../src/shard/events.js';
 import { idsUnder } from '../../../src/store/messages.js';
 import { checkEvent } from '../../helpers/openapi.js';
@@ -15,12 +12,9 @@ import { inProcessShard } from '../../helpers/shard.js';
  * the server's own dispatcher.
  */
 t.test('flag events and read state', async (t) => {
-  const { shard, realm, owner } = await inProcessShard(t, 'Flags');
-  const make = async (name: string) => {
-    const user = await doCreateUser(shard, realm, { email: `${name}@example.com`, fullName: name, role: ROLE.member });
-    await subscribeToDefaultChannels(shard, realm, user);
-    return user;
-  };
+  const h = await inProcessShard(t, 'Flags');
+  const { shard, realm, owner } = h;
+  const make = (name: string) => h.member(name);
   const hamlet = await make('hamlet');
   const othello = await make('othello');
   const general = realm.streamByName('general')!.id;
@@ -31,10 +25,7 @@ t.test('flag events and read state', async (t) => {
   });
   const call = async (user: UserRecord, op: string, params: Record<string, unknown> = {}) => {
     seen = [];
-    const form = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
-    const authorization = `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;
-    const reply = await dispatch(shard, { kind: 'request', op, realmId: 1, authorization, params: form, pathParams: {}, userAgent: 'test', remoteAddr: '127.0.0.1' });
-    return { status: reply.status, body: JSON.parse(reply.body) };
+    return h.call(user, op, params);
   };
   const send = async (params: Record<string, unknown>) => (await call(othello, 'messages.send', params)).body.id as number;
   const only = (t: Test) => {

@@ -1,8 +1,5 @@
 import t from 'tap';
-import { subscribeToDefaultChannels } from '../../../src/api/subscriptions/actions.js';
-import { doCreateUser } from '../../../src/api/users/actions.js';
 import { ROLE, type Role, type UserRecord } from '../../../src/model/types.js';
-import { dispatch } from '../../../src/shard/dispatch.js';
 import type { ShardEvent } from '../../../src/shard/events.js';
 import { checkEvent } from '../../helpers/openapi.js';
 import { inProcessShard } from '../../helpers/shard.js';
@@ -14,12 +11,9 @@ import { inProcessShard } from '../../helpers/shard.js';
  * checked against the reference's GET /events schema.
  */
 t.test('channel and subscription events', async (t) => {
-  const { shard, realm, owner } = await inProcessShard(t, 'Events');
-  const make = async (name: string, role: Role) => {
-    const user = await doCreateUser(shard, realm, { email: `${name}@example.com`, fullName: name, role });
-    await subscribeToDefaultChannels(shard, realm, user);
-    return user;
-  };
+  const h = await inProcessShard(t, 'Events');
+  const { shard, realm, owner } = h;
+  const make = (name: string, role?: Role) => h.member(name, role);
   const admin = await make('admin', ROLE.administrator);
   const hamlet = await make('hamlet', ROLE.member);
   const othello = await make('othello', ROLE.member);
@@ -32,10 +26,7 @@ t.test('channel and subscription events', async (t) => {
   });
   const call = async (user: UserRecord, op: string, params: Record<string, unknown>) => {
     seen = [];
-    const form = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
-    const authorization = `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;
-    const reply = await dispatch(shard, { kind: 'request', op, realmId: 1, authorization, params: form, pathParams: {}, userAgent: 'test', remoteAddr: '127.0.0.1' });
-    return { status: reply.status, body: JSON.parse(reply.body) };
+    return h.call(user, op, params);
   };
   const ids = (...users: UserRecord[]) => users.map((u) => u.id).sort((a, b) => a - b);
   const summary = () => seen.map(({ event, userIds }) => ({ kind: `${event.type}/${event.op}`, to: userIds }));

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import t from 'tap';
 import { doCreateUser } from '../../../src/api/users/actions.js';
 import { ROLE, type UserRecord } from '../../../src/model/types.js';
-import { dispatch } from '../../../src/shard/dispatch.js';
 import type { ShardEvent } from '../../../src/shard/events.js';
 import { uploadsTmpDir } from '../../../src/store/uploads.js';
 import { checkEvent } from '../../helpers/openapi.js';
@@ -16,7 +15,8 @@ import { inProcessShard } from '../../helpers/shard.js';
  * the front end's part of an upload (a temporary file, then `__files`).
  */
 t.test('attachment events', async (t) => {
-  const { shard, realm, dataDir } = await inProcessShard(t, 'Files');
+  const h = await inProcessShard(t, 'Files');
+  const { shard, realm, dataDir } = h;
   const hamlet = await doCreateUser(shard, realm, { email: 'hamlet@example.com', fullName: 'Hamlet', role: ROLE.member });
   const othello = await doCreateUser(shard, realm, { email: 'othello@example.com', fullName: 'Othello', role: ROLE.member });
 
@@ -26,9 +26,7 @@ t.test('attachment events', async (t) => {
   });
   const call = async (user: UserRecord, op: string, params: Record<string, unknown>) => {
     seen = [];
-    const authorization = `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;
-    const reply = await dispatch(shard, { kind: 'request', op, realmId: 1, authorization, params, pathParams: {}, userAgent: 'test', remoteAddr: '127.0.0.1' });
-    return { status: reply.status, body: JSON.parse(reply.body) };
+    return h.call(user, op, params, { raw: true });
   };
   const upload = (user: UserRecord, name: string, content: string) => {
     const dir = uploadsTmpDir(dataDir);
