@@ -1,18 +1,66 @@
+import type { WriteBatch } from '../store/shard-store.js';
+
 /**
- * The shard's event bus. Do-actions emit each event once, with the ids of the users it concerns;
- * the event-queue layer subscribes and shapes a copy for every matching queue. Listeners run
- * synchronously, right after the action's LMDB commit.
+ * The shard's event bus. Do-actions record each event on their WriteBatch with the ids of the
+ * users it concerns (`batch.emit`); typing and presence, which change nothing durable, call
+ * `emit` here directly.
+ *
+ * Delivery is a pipeline in commit order:
+ *
+ *   batch.commit()  ── plan (sync) ──> stage(deliver) ──> [ LMDB txn ] ──> settle(ok)
+ *                        │                  │                                │
+ *                        │ the sink assigns │ a ticket in the FIFO            │ deliver every
+ *                        │ per-queue event  │   [t1 done][t2 pending][t3 done]│ settled ticket
+ *                        │ ids and writes   │    ^ head                       │ from the head,
+ *                        │ its log row into │                                 │ so t3 waits
+ *                        │ the same batch   │                                 │ for t2
+ *
+ * The sink (the event-queue layer) assigns ids when a commit starts, so ids follow commit
+ * order; delivery must follow the same order, or a client acknowledging a later id would prune
+ * an earlier event not yet delivered. Hence the FIFO: a transaction that commits early waits
+ * for those begun before it, and an ephemeral event waits behind the commits in flight (a
+ * millisecond at most) instead of overtaking them. A failed commit's ticket delivers nothing.
  */
 export interface ShardEvent {
   type: string;
   [field: string]: unknown;
 }
 
+export interface Emitted {
+  realmId: number;
+  event: ShardEvent;
+  userIds: number[];
+  /** Written to the event log with the change (false: typing, presence, heartbeats). */
+  durable: boolean;
+  /** For one queue only (a heartbeat), instead of the users' queues. */
+  queueId?: string;
+}
+
 export type EventListener = (realmId: number, event: ShardEvent, userIds: Iterable<number>) => void;
+
+/**
+ * Decides where events go. `plan` runs synchronously when the transaction is about to start, and
+ * may add rows to it; what it returns runs once the transaction has committed.
+ */
+export interface EventSink {
+  plan(events: Emitted[], batch: WriteBatch): (() => void) | null;
+}
+
+interface Ticket {
+  deliver: () => void;
+  state: 'pending' | 'ok' | 'failed';
+}
 
 export class EventBus {
   private listeners: EventListener[] = [];
+  private readonly fifo: Ticket[] = [];
+  /** The event-queue layer, once it exists. */
+  sink: EventSink | null = null;
 
+  /** Set by the shard: runs ephemeral events through a batch of their own (see emit). */
+  ephemeral: (events: Emitted[]) => void = () => {};
+
+  /** Called with every event as it is delivered (tests listen here). */
   subscribe(listener: EventListener): () => void {
     this.listeners.push(listener);
     return () => {
@@ -20,7 +68,37 @@ export class EventBus {
     };
   }
 
+  /**
+   * An event with no durable change behind it (typing, presence). It still goes through a batch:
+   * its ids may raise a queue's stored ceiling, which must be written before they are seen.
+   */
   emit(realmId: number, event: ShardEvent, userIds: Iterable<number>): void {
-    for (const listener of this.listeners) listener(realmId, event, userIds);
+    this.ephemeral([{ realmId, event, userIds: [...userIds], durable: false }]);
+  }
+
+  /** An ephemeral event for one queue (a heartbeat). */
+  emitTo(realmId: number, queueId: string, event: ShardEvent): void {
+    this.ephemeral([{ realmId, event, userIds: [], durable: false, queueId }]);
+  }
+
+  /** Takes a place in the delivery order; `settle` it when the transaction has ended. */
+  stage(events: Emitted[], deliver: (() => void) | null): Ticket {
+    const ticket: Ticket = {
+      state: 'pending',
+      deliver: () => {
+        deliver?.();
+        for (const { realmId, event, userIds } of events) for (const listener of this.listeners) listener(realmId, event, userIds);
+      },
+    };
+    this.fifo.push(ticket);
+    return ticket;
+  }
+
+  settle(ticket: Ticket, ok: boolean): void {
+    ticket.state = ok ? 'ok' : 'failed';
+    while (this.fifo.length > 0 && this.fifo[0].state !== 'pending') {
+      const head = this.fifo.shift()!;
+      if (head.state === 'ok') head.deliver();
+    }
   }
 }

@@ -5,7 +5,7 @@ import type { Shard } from './shard.js';
 
 /**
  * The writes and events of one do-action that may span channels and subscriptions: state is
- * changed at once, the writes go to one LMDB transaction, and the events wait for its commit.
+ * changed at once; the writes and the events go to one LMDB transaction.
  */
 export interface Outbox {
   batch: WriteBatch;
@@ -21,9 +21,9 @@ export function queueEvent(out: Outbox, event: ShardEvent, userIds: Iterable<num
   if (ids.length > 0) out.events.push({ event, userIds: ids });
 }
 
-/** Commits the writes, then emits the events in the order they were queued. */
-export async function flush(shard: Shard, realm: RealmState, out: Outbox): Promise<void> {
-  await out.batch.commit();
-  for (const { event, userIds } of out.events) shard.events.emit(realm.id, event, userIds);
+/** Commits the writes with the events, which are delivered in the order they were queued. */
+export async function flush(_shard: Shard, realm: RealmState, out: Outbox): Promise<void> {
+  for (const { event, userIds } of out.events) out.batch.emit(realm.id, event, userIds);
   out.events = [];
+  await out.batch.commit();
 }

@@ -6,6 +6,7 @@ import type { Database } from 'lmdb';
 import { openShardStore, PendingWrites, WriteBatch, type Key, type ShardStore } from '../store/shard-store.js';
 import { EventBus } from './events.js';
 import { TimerWheel } from '../lib/timer-wheel.js';
+import { log } from '../lib/log.js';
 
 /**
  * A shard: the realms it owns, their in-memory state, and its LMDB environment. It runs on one
@@ -25,7 +26,14 @@ export class Shard {
     readonly config: ResolvedConfig,
     readonly store: ShardStore,
     readonly messageIds: MessageIds,
-  ) {}
+  ) {
+    this.events.ephemeral = (events) => {
+      this.batch()
+        .emitEphemeral(events)
+        .commit()
+        .catch((err) => log.error({ err, shard: index }, 'ephemeral event commit failed'));
+    };
+  }
 
   /**
    * Opens shard `index`. `idBuffer` is the server-wide message-id counter shared by the shard
@@ -61,7 +69,7 @@ export class Shard {
   }
 
   batch(): WriteBatch {
-    return new WriteBatch(this.store, this.pending);
+    return new WriteBatch(this.store, this.pending, this.events);
   }
 
   /** Resolves once every action in flight has committed and emitted its events. */

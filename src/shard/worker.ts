@@ -13,8 +13,8 @@ const { index, config, messageIds } = workerData as { index: number; config: Res
 setLogLevel(config.logLevel);
 const shard = Shard.open(index, config, messageIds);
 shard.wheel.start();
-// Queues saved by a graceful stop resume, each with a `restart` event.
-await queuesOf(shard).restore({
+// Queues resume after a stop or a crash, each with a `restart` event.
+await queuesOf(shard).journal.restore({
   type: 'restart',
   zulip_version: ZULIP_VERSION,
   zulip_merge_base: ZULIP_MERGE_BASE,
@@ -37,7 +37,7 @@ export default async function handle(task: ShardTask): Promise<unknown> {
       queuesOf(shard).drain();
       return null;
     case 'close':
-      await queuesOf(shard).save();
+      await queuesOf(shard).journal.saveAcks();
       await shard.close();
       return null;
   }

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Emitted, EventBus, ShardEvent } from '../shard/events.js';
 
 /**
  * One LMDB environment per shard, written only by that shard's thread.
@@ -33,7 +34,9 @@ import { open, type Database, type RootDatabase } from 'lmdb';
  *   subHistory  [realmId, userId, streamId]              -> [start, end|null][]
  *   search      [realmId, word, msgId]                   -> null   store/search.ts: full-text
  *   uploads     [realmId, kind, ...]                     -> ...    store/uploads.ts: files, links
- *   queues      queueId                                  -> event queue saved at a graceful stop
+ *   queues      queueId                                  -> a live event queue: options, ceiling
+ *   eventLog    seq                                      -> the durable events of one
+ *                                                          transaction (api/events/journal.ts)
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -66,6 +69,7 @@ export interface ShardStore {
   search: Database;
   uploads: Database;
   queues: Database;
+  eventLog: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -100,6 +104,7 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     search: db('search'),
     uploads: db('uploads'),
     queues: db('queues'),
+    eventLog: db('eventLog'),
   };
 }
 
@@ -163,20 +168,37 @@ export class PendingWrites {
 }
 
 /**
- * The writes of one do-action. The action changes the shard's in-memory state synchronously,
- * records the matching puts here, and awaits commit() before it answers: every acknowledged
- * change is durable, and all writes of one action land in one LMDB transaction.
+ * The writes and events of one do-action. The action changes the shard's in-memory state
+ * synchronously, records the matching puts and events here, and awaits commit() before it
+ * answers: every acknowledged change is durable, all writes of one action land in one LMDB
+ * transaction, and so do its events (the event bus logs them for the queues they reach), which
+ * are delivered once it has committed.
  */
 export class WriteBatch {
   // Keyed by table and key: a row written twice in one action (a read flip set, then dropped by
   // advanceReadMark) costs one write, its last.
   private ops = new Map<Database, Map<string, { key: Key; value: unknown; entry: { value: unknown } }>>();
   private count = 0;
+  private events: Emitted[] = [];
 
   constructor(
     private readonly store: ShardStore,
     private readonly pending: PendingWrites,
+    private readonly bus: EventBus | null = null,
   ) {}
+
+  /** An event of this action, for the users `userIds`, delivered after the commit. */
+  emit(realmId: number, event: ShardEvent, userIds: Iterable<number>): this {
+    const ids = [...userIds];
+    if (ids.length > 0) this.events.push({ realmId, event, userIds: ids, durable: true });
+    return this;
+  }
+
+  /** Events that need no log row (typing, presence, heartbeats): see EventBus.emit. */
+  emitEphemeral(events: Emitted[]): this {
+    this.events.push(...events);
+    return this;
+  }
 
   put(db: Database, key: Key, value: unknown): this {
     let table = this.ops.get(db);
@@ -191,11 +213,19 @@ export class WriteBatch {
   }
 
   async commit(): Promise<void> {
-    if (this.count === 0) return;
+    // The sink numbers the events for their queues now, in commit order, adding its rows here.
+    const events = this.events;
+    this.events = [];
+    const ticket = this.bus && events.length > 0 ? this.bus.stage(events, this.bus.sink?.plan(events, this) ?? null) : null;
+    if (this.count === 0) {
+      if (ticket) this.bus!.settle(ticket, true);
+      return;
+    }
     const ops = this.ops;
     this.ops = new Map();
     this.count = 0;
     this.pending.begin();
+    let ok = false;
     try {
       await this.store.env.transaction(() => {
         for (const [db, table] of ops) {
@@ -205,8 +235,10 @@ export class WriteBatch {
           }
         }
       });
+      ok = true;
     } finally {
       for (const [db, table] of ops) for (const { key, entry } of table.values()) this.pending.settle(db, key, entry);
+      if (ticket) this.bus!.settle(ticket, ok);
       this.pending.end();
     }
   }

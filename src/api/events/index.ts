@@ -74,18 +74,23 @@ function queueOptions(ctx: OpContext<RegisterParams>): QueueOptions {
 }
 
 /**
- * POST /register. Actions change state before their commit and emit events after it, so first
- * wait until no action is in between; then create the queue and take the snapshot in one
+ * POST /register. An action changes memory at once, but parts of the snapshot (unread messages,
+ * max_message_id) are read from LMDB, which holds its change only once it has committed; so first
+ * wait until no transaction is in flight, then create the queue and take the snapshot in one
  * synchronous step. An event is then in exactly one of the two: an action that ran before is in
- * the snapshot, one that runs after is in the queue.
+ * the snapshot, one that runs after is in the queue. The queue's row is durable before the
+ * answer, so the queue_id outlives a crash.
  */
 const register = operation<RegisterParams>({
   auth: 'user',
   params: registerSchema,
   handler: async (ctx) => {
     await ctx.shard.settled();
-    const queue = queuesOf(ctx.shard).register(queueOptions(ctx));
-    return { queue_id: queue.id, last_event_id: queue.lastEventId, ...initialState(ctx, queue) };
+    const { queue, saved } = queuesOf(ctx.shard).register(queueOptions(ctx));
+    const lastEventId = queue.lastEventId;
+    const state = initialState(ctx, queue);
+    await saved;
+    return { queue_id: queue.id, last_event_id: lastEventId, ...state };
   },
 });
 
@@ -112,9 +117,9 @@ const getEvents = operation<{ queue_id: string; last_event_id?: number; dont_blo
 const deleteQueue = operation<{ queue_id: string }>({
   auth: 'user',
   params: { properties: { queue_id: { type: 'string' } }, required: ['queue_id'] },
-  handler: (ctx) => {
+  handler: async (ctx) => {
     const manager = queuesOf(ctx.shard);
-    manager.delete(manager.get(ctx.params.queue_id, ctx.realm, me(ctx)));
+    await manager.delete(manager.get(ctx.params.queue_id, ctx.realm, me(ctx)));
     return {};
   },
 });

@@ -1,24 +1,30 @@
 import { ApiError, badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
-import type { ShardEvent } from '../../shard/events.js';
+import type { Emitted, EventSink } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
-import { EventQueue, type QueuedEvent, type QueueOptions, type SavedQueue } from './queue.js';
+import type { WriteBatch } from '../../store/shard-store.js';
+import { EventJournal } from './journal.js';
+import { EventQueue, type QueuedEvent, type QueueOptions } from './queue.js';
 import { shapeEvent } from './shape.js';
 
 /**
  * A shard's event queues, and the fan-out from its event bus to them.
  *
- * Fan-out: a do-action emits each event once with the ids of the users it concerns; for each of
- * those users' queues the event is filtered (event_types, narrow) and shaped for that queue's
- * client (shape.ts), then pushed. A queue with a parked poll hands its events over at once.
+ * Fan-out happens when a do-action's transaction starts (EventSink.plan, called by
+ * WriteBatch.commit): each event carries the ids of the users it concerns; for each of those
+ * users' queues it is filtered (event_types, narrow), shaped for that queue's client (shape.ts)
+ * and given the queue's next id. The event and the ids it got go into the same transaction as
+ * the change (journal.ts), so a crash loses neither. Once the transaction has committed, and
+ * every one begun before it too (shard/events.ts keeps that order), the shaped copies are
+ * appended to their queues and parked polls are answered.
  *
  * Parked polls are plain pending promises in the shard's thread, so thousands cost memory only,
  * and never hold up other requests. Each parked poll owns a heartbeat timer on the shard's wheel;
  * a queue with no poll parked owns an expiry timer instead (queue_lifespan_secs after its last
  * poll ended).
  */
-export class QueueManager {
+export class QueueManager implements EventSink {
   private readonly queues = new Map<string, EventQueue>();
   /** `${realmId}:${userId}` -> that user's queues. */
   private readonly byUser = new Map<string, Set<EventQueue>>();
@@ -26,20 +32,33 @@ export class QueueManager {
   private readonly parkedBy = new Map<string, EventQueue>();
   /** Set when the server stops: polls answer at once instead of parking. */
   private draining = false;
+  readonly journal: EventJournal;
 
   constructor(private readonly shard: Shard) {
-    shard.events.subscribe((realmId, event, userIds) => this.deliver(realmId, event, userIds));
+    this.journal = new EventJournal(shard, this);
+    shard.events.sink = this;
   }
 
   get size(): number {
     return this.queues.size;
   }
 
-  register(opts: QueueOptions): EventQueue {
-    return this.add(new EventQueue(opts));
+  all(): Iterable<EventQueue> {
+    return this.queues.values();
   }
 
-  private add(queue: EventQueue): EventQueue {
+  /**
+   * Creates a queue at once, so that the caller's snapshot, taken in the same synchronous step,
+   * and the queue agree; `saved` resolves when its row is durable.
+   */
+  register(opts: QueueOptions): { queue: EventQueue; saved: Promise<void> } {
+    const batch = this.shard.batch();
+    const queue = this.add(new EventQueue(opts, this.shard.allocate(batch, 'queue')));
+    queue.save(batch, this.shard.store);
+    return { queue, saved: batch.commit() };
+  }
+
+  add(queue: EventQueue): EventQueue {
     const { opts } = queue;
     this.queues.set(queue.id, queue);
     const key = `${opts.realmId}:${opts.userId}`;
@@ -59,13 +78,15 @@ export class QueueManager {
     return queue;
   }
 
-  delete(queue: EventQueue): void {
+  /** DELETE /events, expiry, a deactivated user: the queue and its row go. */
+  delete(queue: EventQueue): Promise<void> {
     this.finish(queue, []);
     if (queue.expiry) this.shard.wheel.cancel(queue.expiry);
     this.queues.delete(queue.id);
     const key = `${queue.opts.realmId}:${queue.opts.userId}`;
     this.byUser.get(key)?.delete(queue);
     if (this.byUser.get(key)?.size === 0) this.byUser.delete(key);
+    return this.shard.batch().del(this.shard.store.queues, queue.id).commit();
   }
 
   /**
@@ -88,10 +109,8 @@ export class QueueManager {
     queue.expiry = null;
     return new Promise((resolve) => {
       const heartbeatAt = Date.now() + this.shard.config.heartbeatSeconds * 1000;
-      const heartbeat = this.shard.wheel.schedule(heartbeatAt, () => {
-        queue.push({ type: 'heartbeat' });
-        this.finish(queue, [...queue.events]);
-      });
+      // The heartbeat takes an id like any event, so it goes through the bus in commit order.
+      const heartbeat = this.shard.wheel.schedule(heartbeatAt, () => this.shard.events.emitTo(queue.opts.realmId, queue.id, { type: 'heartbeat' }));
       queue.parked = { requestId, resolve, heartbeat };
       this.parkedBy.set(requestId, queue);
     });
@@ -104,39 +123,6 @@ export class QueueManager {
   drain(): void {
     this.draining = true;
     for (const queue of this.queues.values()) this.finish(queue, []);
-  }
-
-  /**
-   * A graceful stop, last step: save every queue, with its unacknowledged events, in the same
-   * LMDB environment. The next start restores them (restore()), so clients carry on with their
-   * queue_id and last_event_id after a `restart` event, as the reference's clients expect.
-   */
-  async save(): Promise<void> {
-    const batch = this.shard.batch();
-    for (const key of this.shard.store.queues.getKeys({})) batch.del(this.shard.store.queues, key as string);
-    for (const queue of this.queues.values()) batch.put(this.shard.store.queues, queue.id, queue.toSaved());
-    await batch.commit();
-  }
-
-  /**
-   * Restores the queues a graceful stop saved, each told of the restart, and forgets the saved
-   * copies (a later crash must not bring back stale ones).
-   */
-  async restore(restartEvent: Omit<QueuedEvent, 'id'>): Promise<number> {
-    let count = 0;
-    const batch = this.shard.batch();
-    for (const { key, value } of this.shard.store.queues.getRange({})) {
-      batch.del(this.shard.store.queues, key as string);
-      const queue = this.add(EventQueue.fromSaved(value as SavedQueue));
-      if (!this.shard.realm(queue.opts.realmId)?.users.get(queue.opts.userId)?.isActive) {
-        this.delete(queue);
-        continue;
-      }
-      queue.push(restartEvent);
-      count++;
-    }
-    await batch.commit();
-    return count;
   }
 
   /** The client went away: drop its parked poll, and let the queue start to age. */
@@ -157,23 +143,54 @@ export class QueueManager {
 
   private armExpiry(queue: EventQueue): void {
     if (queue.expiry) this.shard.wheel.cancel(queue.expiry);
-    queue.expiry = this.shard.wheel.schedule(Date.now() + queue.opts.lifespanSecs * 1000, () => this.delete(queue));
+    queue.expiry = this.shard.wheel.schedule(Date.now() + queue.opts.lifespanSecs * 1000, () => void this.delete(queue));
   }
 
-  private deliver(realmId: number, event: ShardEvent, userIds: Iterable<number>): void {
-    const realm = this.shard.realm(realmId);
-    if (!realm) return;
-    for (const userId of userIds) {
-      const queues = this.byUser.get(`${realmId}:${userId}`);
-      if (!queues) continue;
-      for (const queue of queues) {
-        if (!queue.wants(event.type)) continue;
-        const shaped = shapeEvent(this.shard, realm, queue, event);
-        if (shaped.length === 0) continue;
-        for (const copy of shaped) queue.push(copy);
-        if (queue.parked) this.finish(queue, [...queue.events]);
-      }
+  /** The queues an event is for: its users' queues, or the one queue it names. */
+  private *targets(e: Emitted): Iterable<EventQueue> {
+    if (e.queueId !== undefined) {
+      const queue = this.queues.get(e.queueId);
+      if (queue) yield queue;
+      return;
     }
+    for (const userId of e.userIds) {
+      const queues = this.byUser.get(`${e.realmId}:${userId}`);
+      if (queues) yield* queues;
+    }
+  }
+
+  /** EventSink: shapes and numbers each event for its queues; delivers once committed. */
+  plan(events: Emitted[], batch: WriteBatch): (() => void) | null {
+    const { store } = this.shard;
+    const deliveries: { queue: EventQueue; event: QueuedEvent }[] = [];
+    const logged: { realmId: number; event: Emitted['event']; targets: number[] }[] = [];
+    for (const e of events) {
+      const realm = this.shard.realm(e.realmId);
+      if (!realm) continue;
+      // [num, first id, count] per queue: what a restart needs to rebuild the copies.
+      const targets: number[] = [];
+      for (const queue of this.targets(e)) {
+        // A heartbeat (the one event aimed at a queue) goes whatever event_types asked for.
+        if (e.queueId === undefined && !queue.wants(e.event.type)) continue;
+        const shaped = shapeEvent(this.shard, realm, queue, e.event);
+        if (shaped.length === 0) continue;
+        targets.push(queue.num, queue.lastEventId + 1, shaped.length);
+        for (const copy of shaped) deliveries.push({ queue, event: { ...copy, id: queue.nextId(batch, store) } as QueuedEvent });
+      }
+      if (e.durable && targets.length > 0) logged.push({ realmId: e.realmId, event: e.event, targets });
+    }
+    const seq = this.journal.append(batch, logged);
+    if (deliveries.length === 0) return null;
+    return () => {
+      if (seq > 0) this.journal.delivered = seq;
+      const woken = new Set<EventQueue>();
+      for (const { queue, event } of deliveries) {
+        if (this.queues.get(queue.id) !== queue) continue;
+        queue.push(event, seq);
+        if (queue.parked) woken.add(queue);
+      }
+      for (const queue of woken) this.finish(queue, [...queue.events]);
+    };
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Timer } from '../../lib/timer-wheel.js';
+import type { ShardStore, WriteBatch } from '../../store/shard-store.js';
 
 /**
  * One client's event queue. Events are kept, with increasing ids, until the client acknowledges
@@ -27,12 +28,18 @@ export interface QueuedEvent {
   [field: string]: unknown;
 }
 
+/** The `queues` row: what a queue is, never what it holds (its events are in the event log). */
 export interface SavedQueue {
   id: string;
+  /** The queue's short handle in event-log rows. */
+  num: number;
   opts: Omit<QueueOptions, 'eventTypes'> & { eventTypes: string[] | null };
-  events: QueuedEvent[];
-  lastEventId: number;
-  newestPruned: number;
+  /** No id above this has been handed out (see EventQueue.nextId). */
+  ceiling: number;
+  /** Acknowledged up to here, as of the last save (lazily kept). */
+  acked: number;
+  /** Rows saved by earlier versions at a graceful stop. */
+  events?: QueuedEvent[];
 }
 
 export interface Parked {
@@ -42,42 +49,80 @@ export interface Parked {
   heartbeat: Timer;
 }
 
+/**
+ * Ids handed out ahead of the stored ceiling. Durable events are stored with their ids, but
+ * heartbeats, typing and presence are not; after a crash the queue resumes above the ceiling, so
+ * an id the client saw is never reused. Raising it costs one write per this many ids.
+ */
+const CEILING_STEP = 1024;
+
 export class EventQueue {
   readonly id: string;
   readonly events: QueuedEvent[] = [];
-  /** The id of the last event queued, or -1. */
+  /** The event-log row of each event (0: not logged), parallel to `events`. */
+  private readonly seqs: number[] = [];
+  /** The id of the last event queued (or reserved by a commit in flight), or -1. */
   lastEventId = -1;
   /** The id of the newest event dropped by an acknowledgement, or -1. */
   newestPruned = -1;
+  /** Ids up to here may be handed out with no write; a new queue's row starts with room. */
+  ceiling = CEILING_STEP - 1;
+  /** newestPruned as last written to the `queues` row. */
+  savedAcked = -1;
   parked: Parked | null = null;
   /** When no poll is parked: the timer that garbage-collects the queue. */
   expiry: Timer | null = null;
 
   constructor(
     readonly opts: QueueOptions,
+    readonly num: number,
     id: string = randomUUID(),
   ) {
     this.id = id;
   }
 
-  /** What a graceful stop saves, to resume the queue on the next start. */
   toSaved(): SavedQueue {
     const { eventTypes, ...rest } = this.opts;
-    return { id: this.id, opts: { ...rest, eventTypes: eventTypes ? [...eventTypes] : null }, events: this.events, lastEventId: this.lastEventId, newestPruned: this.newestPruned };
+    return { id: this.id, num: this.num, opts: { ...rest, eventTypes: eventTypes ? [...eventTypes] : null }, ceiling: this.ceiling, acked: this.newestPruned };
+  }
+
+  /** Writes the queue's row (its ceiling and acknowledgement) in `batch`. */
+  save(batch: WriteBatch, store: ShardStore): void {
+    this.savedAcked = this.newestPruned;
+    batch.put(store.queues, this.id, this.toSaved());
   }
 
   static fromSaved(saved: SavedQueue): EventQueue {
-    const queue = new EventQueue({ ...saved.opts, eventTypes: saved.opts.eventTypes ? new Set(saved.opts.eventTypes) : null }, saved.id);
-    queue.events.push(...saved.events);
-    queue.lastEventId = saved.lastEventId;
-    queue.newestPruned = saved.newestPruned;
+    const queue = new EventQueue({ ...saved.opts, eventTypes: saved.opts.eventTypes ? new Set(saved.opts.eventTypes) : null }, saved.num ?? 0, saved.id);
+    for (const event of saved.events ?? []) queue.push(event, 0);
+    queue.newestPruned = queue.savedAcked = saved.acked ?? -1;
+    queue.lastEventId = queue.ceiling = Math.max(saved.ceiling ?? -1, queue.lastEventId);
     return queue;
   }
 
-  push(event: Omit<QueuedEvent, 'id'>): QueuedEvent {
-    const queued = { ...event, id: ++this.lastEventId } as QueuedEvent;
-    this.events.push(queued);
-    return queued;
+  /**
+   * Reserves the next id. Past the ceiling, the queue's row is rewritten in the batch that
+   * carries the event, so the raised ceiling is durable before the id reaches a client.
+   */
+  nextId(batch: WriteBatch, store: ShardStore): number {
+    const id = ++this.lastEventId;
+    if (id > this.ceiling) {
+      this.ceiling = id + CEILING_STEP - 1;
+      this.save(batch, store);
+    }
+    return id;
+  }
+
+  /** Appends an event whose id was reserved with nextId(); `seq` is its event-log row, or 0. */
+  push(event: QueuedEvent, seq: number): void {
+    this.events.push(event);
+    this.seqs.push(seq);
+  }
+
+  /** The oldest event-log row this queue still needs, or 0. */
+  oldestSeq(): number {
+    for (const seq of this.seqs) if (seq > 0) return seq;
+    return 0;
   }
 
   /** Drops the events the client has acknowledged. */
@@ -87,6 +132,7 @@ export class EventQueue {
     if (n > 0) {
       this.newestPruned = this.events[n - 1].id;
       this.events.splice(0, n);
+      this.seqs.splice(0, n);
     }
   }
 

@@ -35,8 +35,8 @@ async function replaceLinkifiers(shard: Shard, realm: RealmState, batch: WriteBa
   realm.realm = record;
   const event = { type: 'realm_linkifiers', realm_linkifiers: linkifiersView(realm) };
   batch.put(shard.store.realms, record.id, record);
+  batch.emit(realm.id, event, activeUserIds(realm));
   await batch.commit();
-  shard.events.emit(realm.id, event, activeUserIds(realm));
 }
 
 /** POST /realm/filters: a new linkifier, applied after the existing ones. Returns its id. */

@@ -68,8 +68,8 @@ export async function doDeleteMessages(shard: Shard, realm: RealmState, msgs: Me
     event.message_type = sample.kind === 'stream' ? 'stream' : 'private';
     queueEvent(out, event as { type: string }, audience);
   }
+  notifyAttachments(shard, out.batch, realm, links);
   await flush(shard, realm, out);
-  notifyAttachments(shard, realm, links);
 }
 
 /** DELETE /messages/{message_id} */

@@ -90,8 +90,8 @@ export async function doUpdateFlags(shard: Shard, realm: RealmState, user: UserR
   if (flag === 'read' && adding && changed.length > 0) settleReadMark(shard, batch, realm, user.id);
   const event: Record<string, unknown> = { type: 'update_message_flags', op: adding ? 'add' : 'remove', operation: adding ? 'add' : 'remove', flag, messages: changed.map((m) => m.id), all: false };
   if (flag === 'read' && !adding) event.message_details = unreadDetails(shard, realm, user, changed);
+  batch.emit(realm.id, event as { type: string }, [user.id]);
   await batch.commit();
-  shard.events.emit(realm.id, event as { type: string }, [user.id]);
   return { changed: changed.map((m) => m.id), ignoredChannels: [...ignored].sort((a, b) => a - b) };
 }
 
@@ -106,8 +106,8 @@ export async function doMarkAllAsRead(shard: Shard, realm: RealmState, user: Use
     writeBits(shard, batch, realm, user.id, id, bits, bits & ~READ_FLIP);
   }
   setReadMark(shard, batch, realm, user.id, Math.max(shard.messageIds.current(), readMark(realm, user.id)));
+  batch.emit(realm.id, readEvent([], true), [user.id]);
   await batch.commit();
-  shard.events.emit(realm.id, readEvent([], true), [user.id]);
 }
 
 /** Whether the user has a message of their own (received, sent or flagged) in the topic. */
@@ -132,7 +132,7 @@ export async function doMarkChannelAsRead(shard: Shard, realm: RealmState, user:
   const batch = shard.batch();
   const changed = unread.filter((msg) => setFlag(shard, batch, realm, user.id, msg, 'read', true));
   settleReadMark(shard, batch, realm, user.id);
+  batch.emit(realm.id, readEvent(changed.map((m) => m.id), false), [user.id]);
   await batch.commit();
-  shard.events.emit(realm.id, readEvent(changed.map((m) => m.id), false), [user.id]);
   return changed.length;
 }

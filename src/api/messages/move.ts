@@ -175,8 +175,8 @@ export async function doUpdateMessage(shard: Shard, realm: RealmState, actor: Us
     queueEvent(out, { type: 'delete_message', message_ids: changedIds, message_type: 'stream', stream_id: plan.origStream!.id, topic: before.topic }, activeOnly(realm, shift.losingAccess));
   }
   queueUpdateEvents(shard, realm, out, actor, plan, before, target, changedIds, holders, shift?.losing ?? new Set(), shift?.losingAccess ?? new Set(), now);
+  notifyAttachments(shard, out.batch, realm, links);
   await flush(shard, realm, out);
-  notifyAttachments(shard, realm, links);
 
   if (moved) {
     await sendMoveNotices(shard, realm, actor, {

@@ -95,8 +95,8 @@ function reactionEvent(user: UserRecord, msg: MessageRecord, r: ReactionRecord, 
 async function saveReactions(shard: Shard, realm: RealmState, user: UserRecord, msg: MessageRecord, reactions: ReactionRecord[], r: ReactionRecord, op: 'add' | 'remove'): Promise<void> {
   const batch = shard.batch();
   putMessage(shard, batch, { ...msg, reactions });
+  batch.emit(realm.id, reactionEvent(user, msg, r, op), reactionAudience(realm, msg, user.id));
   await batch.commit();
-  shard.events.emit(realm.id, reactionEvent(user, msg, r, op), reactionAudience(realm, msg, user.id));
 }
 
 const sameEmoji = (r: ReactionRecord, code: string, type: string) => r.emojiCode === code && r.reactionType === type;

@@ -203,14 +203,14 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
   const readers = new Set(spec.readBy ?? []);
   if (spec.readBySender) readers.add(sender.id);
   for (const userId of readers) if (recipientIds.has(userId)) setFlag(shard, batch, realm, userId, msg, 'read', true);
-  await batch.commit();
 
   // The event carries the stored message; the event-queue layer shapes it per queue (content
   // format, avatar, topic name) and adds local_message_id for the sender's own queue.
   const byUser: Record<number, string[]> = {};
   for (const [userId, bits] of flags) byUser[userId] = flagNames(bits | (readers.has(userId) ? FLAG.read : 0));
-  notifyAttachments(shard, realm, attachments);
-  shard.events.emit(realm.id, { type: 'message', message: msg, flags: byUser, local_id: spec.localId ?? null, sender_queue_id: spec.queueId ?? null }, recipientIds);
+  notifyAttachments(shard, batch, realm, attachments);
+  batch.emit(realm.id, { type: 'message', message: msg, flags: byUser, local_id: spec.localId ?? null, sender_queue_id: spec.queueId ?? null }, recipientIds);
+  await batch.commit();
   return msg;
 }
 

@@ -12,10 +12,10 @@ export async function doSetRealmDeactivated(shard: Shard, realm: RealmState, dea
   const record = { ...realm.realm, deactivated };
   const batch = shard.batch();
   batch.put(shard.store.realms, record.id, record);
-  await batch.commit();
   realm.realm = record;
   // The reference sends this to flush open long-polls; reactivation has no event, since nobody
   // can hold a queue in a deactivated realm.
-  if (deactivated) shard.events.emit(realm.id, { type: 'realm', op: 'deactivated', realm_id: realm.id }, realm.users.keys());
+  if (deactivated) batch.emit(realm.id, { type: 'realm', op: 'deactivated', realm_id: realm.id }, realm.users.keys());
+  await batch.commit();
   return true;
 }

@@ -41,9 +41,9 @@ export async function doUpdateRealm(shard: Shard, realm: RealmState, plan: Realm
   realm.realm = record;
   const batch = shard.batch();
   batch.put(shard.store.realms, record.id, record);
-  await batch.commit();
   const userIds = activeUserIds(realm);
-  for (const [name, value] of plan.values) shard.events.emit(realm.id, realmUpdateEvent(realm, name, value), userIds);
+  for (const [name, value] of plan.values) batch.emit(realm.id, realmUpdateEvent(realm, name, value), userIds);
+  await batch.commit();
 }
 
 /** PATCH /realm: administrators change the organization's settings (some are owner-only). */

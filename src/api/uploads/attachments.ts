@@ -61,7 +61,7 @@ export interface AttachmentLinks {
  * uploads its content links (and that its sender may see: the reference will not let a link
  * share a file its sender cannot access) get the message in their list, and uploads it no longer
  * links lose it. Sets msg.hasAttachment, so call it before the message row is written. The rows
- * go to `batch`; after the commit, pass the result to notifyAttachments.
+ * go to `batch`; before the commit, pass the result to notifyAttachments.
  */
 export function linkAttachments(shard: Shard, batch: WriteBatch, realm: RealmState, msg: MessageRecord): AttachmentLinks {
   const sender = realm.users.get(msg.senderId);
@@ -112,10 +112,10 @@ export function unlinkMessageAttachments(shard: Shard, batch: WriteBatch, realm:
 }
 
 /** After the commit: each changed attachment's owner gets the reference's attachment update. */
-export function notifyAttachments(shard: Shard, realm: RealmState, links: AttachmentLinks): void {
+export function notifyAttachments(shard: Shard, batch: WriteBatch, realm: RealmState, links: AttachmentLinks): void {
   if (links.changed.length === 0) return;
   const space = uploadSpaceUsed(shard, realm.id);
   for (const rec of links.changed) {
-    shard.events.emit(realm.id, { type: 'attachment', op: 'update', attachment: attachmentView(rec), upload_space_used: space }, [rec.ownerId]);
+    batch.emit(realm.id, { type: 'attachment', op: 'update', attachment: attachmentView(rec), upload_space_used: space }, [rec.ownerId]);
   }
 }

@@ -49,8 +49,8 @@ async function doUpload(shard: Shard, realm: RealmState, owner: UserRecord, file
     messages: [],
   };
   insertAttachment(shard, batch, rec);
+  batch.emit(realm.id, { type: 'attachment', op: 'add', attachment: attachmentView(rec), upload_space_used: uploadSpaceUsed(shard, realm.id) }, [owner.id]);
   await batch.commit();
-  shard.events.emit(realm.id, { type: 'attachment', op: 'add', attachment: attachmentView(rec), upload_space_used: uploadSpaceUsed(shard, realm.id) }, [owner.id]);
   return rec;
 }
 
@@ -147,9 +147,9 @@ const remove = operation<{ attachment_id: number }>({
     if (!rec || rec.ownerId !== user.id) throw badRequest('Invalid attachment');
     const batch = shard.batch();
     deleteAttachment(shard, batch, rec);
+    batch.emit(realm.id, { type: 'attachment', op: 'remove', attachment: { id: rec.id }, upload_space_used: uploadSpaceUsed(shard, realm.id) }, [user.id]);
     await batch.commit();
     await removeUpload(shard.config.dataDir, rec.pathId);
-    shard.events.emit(realm.id, { type: 'attachment', op: 'remove', attachment: { id: rec.id }, upload_space_used: uploadSpaceUsed(shard, realm.id) }, [user.id]);
     return {};
   },
 });

@@ -97,11 +97,11 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
   batch.put(shard.store.users, [realm.id, user.id], user);
   // Nothing sent before the user existed is theirs to read.
   setReadMark(shard, batch, realm, user.id, shard.messageIds.current());
-  await batch.commit();
   // The full person, as the reference sends it; the avatar URL is computed here, and a queue
   // registered with client_gravatar may drop it to null for Gravatar users.
   const person = userView(user, { clientGravatar: false, includeProfileData: true });
-  shard.events.emit(realm.id, { type: 'realm_user', op: 'add', person }, activeUserIds(realm));
+  batch.emit(realm.id, { type: 'realm_user', op: 'add', person }, activeUserIds(realm));
+  await batch.commit();
   await subscribeToDefaultChannels(shard, realm, user);
   return user;
 }
@@ -113,13 +113,13 @@ async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], i
     user.isActive = isActive;
     batch.put(shard.store.users, [realm.id, user.id], user);
   }
-  await batch.commit();
   // Since feature level 222 (de)activation is a realm_user update carrying is_active, sent to
   // the users who remain (or become) active.
   const recipients = activeUserIds(realm);
   for (const user of users) {
-    shard.events.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: isActive } }, recipients);
+    batch.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: isActive } }, recipients);
   }
+  await batch.commit();
 }
 
 /**
