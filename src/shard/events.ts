@@ -1,3 +1,4 @@
+import { log } from '../lib/log.js';
 import type { WriteBatch } from '../store/shard-store.js';
 
 /**
@@ -98,7 +99,13 @@ export class EventBus {
     ticket.state = ok ? 'ok' : 'failed';
     while (this.fifo.length > 0 && this.fifo[0].state !== 'pending') {
       const head = this.fifo.shift()!;
-      if (head.state === 'ok') head.deliver();
+      if (head.state !== 'ok') continue;
+      // One bad delivery must not strand the tickets behind it.
+      try {
+        head.deliver();
+      } catch (err) {
+        log.error({ err }, 'event delivery failed');
+      }
     }
   }
 }
