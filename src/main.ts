@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from './config.js';
 import { log } from './lib/log.js';
-import { describeCreatedRealm } from './realms.js';
 import { startServer } from './server.js';
 import { DataDirLockedError } from './store/lock.js';
 
@@ -19,7 +18,7 @@ async function main(): Promise<void> {
   }
   const server = await startServer(config);
   const { bootstrap } = server;
-  if (bootstrap) console.log(describeCreatedRealm(bootstrap));
+  if (bootstrap) console.log((await import('./realms.js')).describeCreatedRealm(bootstrap));
   console.log(`Stoa listening on ${server.url} (data in ${server.config.dataDir}, ${server.config.shards} shards)`);
 
   const stop = (signal: string) => {

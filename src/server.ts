@@ -5,7 +5,6 @@ import type { CreatedRealm } from './api/realm/actions.js';
 import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from './config.js';
 import { createFrontEnd } from './front/app.js';
 import { setLogLevel } from './lib/log.js';
-import { createRealm } from './realms.js';
 import { ShardPool } from './shard/pool.js';
 import { Directory } from './store/directory.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
@@ -56,6 +55,9 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
 
   let bootstrap: RunningServer['bootstrap'] = null;
   if (directory.list().length === 0) {
+    // Loaded only here: realm creation pulls in every action (and the Markdown renderer), which
+    // the main thread otherwise never runs; keeping it out saves its memory on every later start.
+    const { createRealm } = await import('./realms.js');
     const { name, ownerEmail, ownerFullName } = resolved.rootRealm;
     bootstrap = await createRealm(resolved, directory, (shard, spec) => pool.admin(shard, { kind: 'admin', op: 'createRealm', spec }), {
       subdomain: '',
