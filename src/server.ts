@@ -51,7 +51,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   resolved.shards = Math.max(resolved.shards, directory.shardsInUse());
   const pool = new ShardPool(resolved);
   const front = createFrontEnd(resolved, directory, pool);
-  await pool.ready();
+  await pool.ready(directory.list().map((realm) => realm.shard));
 
   let bootstrap: RunningServer['bootstrap'] = null;
   if (directory.list().length === 0) {

@@ -10,61 +10,73 @@ import { MessageIds } from '../store/message-ids.js';
  * is high, so the thread keeps its event loop: timers run, and a task that awaits (a parked
  * long-poll, an LMDB commit) never blocks the tasks queued behind it. idleTimeout is infinite:
  * the thread holds the shard's state and must never be recycled.
+ *
+ * A shard's thread starts when it is first needed: at start for the shards that hold realms,
+ * later for the one a new realm is placed on. A thread costs about 25 MB even idle, and a
+ * one-realm server needs one, whatever `shards` says (it only spreads realms created later).
  */
 export class ShardPool {
-  private readonly pools: Piscina[];
+  private readonly pools: (Piscina | undefined)[];
+  private readonly filename = new URL('./worker.js', import.meta.url).href;
+  // One message-id counter for all shards (store/message-ids.ts); shared, not copied.
+  private readonly messageIds = MessageIds.buffer();
 
-  constructor(config: ResolvedConfig) {
-    const filename = new URL('./worker.js', import.meta.url).href;
-    // One message-id counter for all shards (store/message-ids.ts); shared, not copied.
-    const messageIds = MessageIds.buffer();
-    this.pools = Array.from({ length: config.shards }, (_, index) =>
-      new Piscina({
-        filename,
-        minThreads: 1,
-        maxThreads: 1,
-        idleTimeout: Infinity,
-        concurrentTasksPerWorker: 100_000,
-        maxQueue: Infinity,
-        atomics: 'disabled',
-        workerData: { index, config, messageIds },
-      }),
-    );
+  constructor(private readonly config: ResolvedConfig) {
+    this.pools = new Array(config.shards).fill(undefined);
   }
 
   get size(): number {
     return this.pools.length;
   }
 
+  private pool(index: number): Piscina {
+    return (this.pools[index] ??= new Piscina({
+      filename: this.filename,
+      minThreads: 1,
+      maxThreads: 1,
+      idleTimeout: Infinity,
+      concurrentTasksPerWorker: 100_000,
+      maxQueue: Infinity,
+      atomics: 'disabled',
+      workerData: { index, config: this.config, messageIds: this.messageIds },
+    }));
+  }
+
   /**
-   * Resolves once every shard has loaded its state, and so has raised the shared message-id
-   * counter to its high-water mark: no request may be served before that.
+   * Starts the given shards and resolves once each has loaded its state, and so has raised the
+   * shared message-id counter to its high-water mark: no request may be served before that. A
+   * shard that holds no realm has no messages, so it may start later.
    */
-  async ready(): Promise<void> {
-    await Promise.all(this.pools.map((pool) => pool.run({ kind: 'admin', op: 'ping' })));
+  async ready(shards: Iterable<number>): Promise<void> {
+    await Promise.all([...new Set(shards)].map((index) => this.pool(index).run({ kind: 'admin', op: 'ping' })));
   }
 
   request(shard: number, task: RequestTask): Promise<Reply> {
-    return this.pools[shard].run(task);
+    return this.pool(shard).run(task);
   }
 
   /** Tells a shard that the client of a request went away (a parked long-poll is dropped). */
   cancel(shard: number, requestId: string): void {
-    this.pools[shard].run({ kind: 'cancel', requestId }).catch(() => undefined);
+    this.pool(shard).run({ kind: 'cancel', requestId }).catch(() => undefined);
   }
 
   admin<T>(shard: number, task: AdminTask): Promise<T> {
-    return this.pools[shard].run(task);
+    return this.pool(shard).run(task);
+  }
+
+  private running(): Piscina[] {
+    return this.pools.filter((pool): pool is Piscina => pool !== undefined);
   }
 
   /** First step of a graceful stop: every shard answers its parked long-polls and parks no more. */
   async drain(): Promise<void> {
-    await Promise.all(this.pools.map((pool) => pool.run({ kind: 'drain' })));
+    await Promise.all(this.running().map((pool) => pool.run({ kind: 'drain' })));
   }
 
   /** Saves the event queues, flushes and closes every shard's LMDB environment, stops the threads. */
   async close(): Promise<void> {
-    await Promise.all(this.pools.map((pool) => pool.run({ kind: 'close' })));
-    await Promise.all(this.pools.map((pool) => pool.destroy()));
+    const pools = this.running();
+    await Promise.all(pools.map((pool) => pool.run({ kind: 'close' })));
+    await Promise.all(pools.map((pool) => pool.destroy()));
   }
 }
