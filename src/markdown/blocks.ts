@@ -5,7 +5,8 @@
  * rendering tweaked where the reference's HTML differs (code blocks, list nesting, table
  * alignment, a lone ">"). Image and video links get the reference's inline previews.
  */
-import MarkdownIt from 'markdown-it';
+import { createRequire } from 'node:module';
+import type MarkdownIt from 'markdown-it';
 import type StateBlock from 'markdown-it/lib/rules_block/state_block.mjs';
 import type StateCore from 'markdown-it/lib/rules_core/state_core.mjs';
 import type Token from 'markdown-it/lib/token.mjs';
@@ -32,7 +33,9 @@ let md: MarkdownIt | undefined;
 
 export function markdownEngine(): MarkdownIt {
   if (md) return md;
-  md = new MarkdownIt('default', { html: false, breaks: true, linkify: false, typographer: false });
+  // Required on first use, not imported: an idle shard (P4 in the bench) needs no renderer.
+  const Engine = createRequire(import.meta.url)('markdown-it') as typeof MarkdownIt;
+  md = new Engine('default', { html: false, breaks: true, linkify: false, typographer: false });
   // Deeper block nesting is cut off rather than recursed into (markdown-it's own guard).
   (md.options as { maxNesting?: number }).maxNesting = 40;
   md.block.ruler.disable(['lheading', 'reference', 'html_block', 'fence']);
