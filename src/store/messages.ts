@@ -65,22 +65,33 @@ export function idsUnder(db: Database, prefix: (string | number)[], range: IdRan
   return db.getKeys(opts).map((key) => (key as number[])[at]);
 }
 
-/** Merges ascending (or, with reverse, descending) id sequences, dropping duplicates. */
+/**
+ * Merges ascending (or, with reverse, descending) id sequences, dropping duplicates.
+ *
+ * The sources are LMDB cursors. A consumer that stops early (a limit) leaves them unfinished,
+ * and an unfinished cursor pins its read transaction: once writes have moved on, each pinned
+ * snapshot holds one of the environment's 126 reader slots, until MDB_READERS_FULL. So every
+ * source is closed when the merge ends, however it ends.
+ */
 export function* mergeIds(sources: Iterable<number>[], reverse = false): Generator<number> {
   const its = sources.map((s) => s[Symbol.iterator]());
-  const heads = its.map((it) => it.next());
-  let last: number | undefined;
-  for (;;) {
-    let best = -1;
-    for (let i = 0; i < heads.length; i++) {
-      if (heads[i].done) continue;
-      if (best < 0 || (reverse ? heads[i].value > heads[best].value : heads[i].value < heads[best].value)) best = i;
+  try {
+    const heads = its.map((it) => it.next());
+    let last: number | undefined;
+    for (;;) {
+      let best = -1;
+      for (let i = 0; i < heads.length; i++) {
+        if (heads[i].done) continue;
+        if (best < 0 || (reverse ? heads[i].value > heads[best].value : heads[i].value < heads[best].value)) best = i;
+      }
+      if (best < 0) return;
+      const id = heads[best].value as number;
+      heads[best] = its[best].next();
+      if (id !== last) yield id;
+      last = id;
     }
-    if (best < 0) return;
-    const id = heads[best].value as number;
-    heads[best] = its[best].next();
-    if (id !== last) yield id;
-    last = id;
+  } finally {
+    for (const it of its) it.return?.();
   }
 }
 
