@@ -37,6 +37,8 @@ export interface Operation<P = Record<string, unknown>> {
   /** Who may call it beyond being authenticated; checked before the parameters. */
   role?: 'administrator' | 'owner';
   params?: ParamSchema;
+  /** Runs even while a snapshot holds requests back (Shard.quiesced): POST /register itself. */
+  passesGate?: boolean;
   handler(ctx: OpContext<P>): Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 

@@ -84,6 +84,8 @@ export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> 
     checkRole(op, user);
     const { params, ignored } = parseParams<Record<string, unknown>>(op.params, task.params, task.pathParams);
     const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '' };
+    // A POST /register waiting for a consistent snapshot holds new work back (Shard.quiesced).
+    if (shard.gate && !op.passesGate) await shard.gate;
     const fields = await op.handler(ctx);
     return fields.__reply ? (fields.__reply as Reply) : success(fields, ignored);
   } catch (err) {

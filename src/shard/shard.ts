@@ -72,9 +72,27 @@ export class Shard {
     return new WriteBatch(this.store, this.pending, this.events);
   }
 
-  /** Resolves once every action in flight has committed and emitted its events. */
-  settled(): Promise<void> {
-    return this.pending.settled();
+  /** While set, requests wait before their handler runs (see quiesced()). */
+  gate: Promise<void> | null = null;
+  private gateHolders = 0;
+  private openGate: () => void = () => {};
+
+  /**
+   * Runs `snapshot` once no action is between its state change and its commit. New requests
+   * are held at the gate meanwhile, so the wait is bounded by the actions already running, even
+   * under continuous writes (waiting for a natural lull could starve POST /register).
+   */
+  async quiesced<T>(snapshot: () => T): Promise<T> {
+    if (this.gateHolders++ === 0) this.gate = new Promise((resolve) => (this.openGate = resolve));
+    try {
+      await this.pending.settled();
+      return snapshot();
+    } finally {
+      if (--this.gateHolders === 0) {
+        this.gate = null;
+        this.openGate();
+      }
+    }
   }
 
   /** A stored row as this shard's own uncommitted writes have left it (store/shard-store.ts). */

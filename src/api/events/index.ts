@@ -76,21 +76,23 @@ function queueOptions(ctx: OpContext<RegisterParams>): QueueOptions {
 /**
  * POST /register. An action changes memory at once, but parts of the snapshot (unread messages,
  * max_message_id) are read from LMDB, which holds its change only once it has committed; so first
- * wait until no transaction is in flight, then create the queue and take the snapshot in one
- * synchronous step. An event is then in exactly one of the two: an action that ran before is in
+ * wait until no transaction is in flight (holding new requests back meanwhile), then create the
+ * queue and take the snapshot in one synchronous step. An event is then in exactly one of the two: an action that ran before is in
  * the snapshot, one that runs after is in the queue. The queue's row is durable before the
  * answer, so the queue_id outlives a crash.
  */
 const register = operation<RegisterParams>({
   auth: 'user',
   params: registerSchema,
+  passesGate: true,
   handler: async (ctx) => {
-    await ctx.shard.settled();
-    const { queue, saved } = queuesOf(ctx.shard).register(queueOptions(ctx));
-    const lastEventId = queue.lastEventId;
-    const state = initialState(ctx, queue);
+    const opts = queueOptions(ctx);
+    const { queue, saved, state } = await ctx.shard.quiesced(() => {
+      const created = queuesOf(ctx.shard).register(opts);
+      return { ...created, state: initialState(ctx, created.queue) };
+    });
     await saved;
-    return { queue_id: queue.id, last_event_id: lastEventId, ...state };
+    return { queue_id: queue.id, last_event_id: -1, ...state };
   },
 });
 
