@@ -5,6 +5,7 @@ import { ApiError } from '../lib/errors.js';
 import { RealmCreationError } from '../realms.js';
 import { CliError } from './context.js';
 import { realmCommands } from './realm.js';
+import { seedCommand } from './seed.js';
 import { userCommands } from './user.js';
 
 /**
@@ -12,10 +13,11 @@ import { userCommands } from './user.js';
  * directly, so write commands need the server stopped (see store/lock.ts).
  */
 const program = new Command('stoa')
-  .description('Administer a Stoa server: realms and users. Reads the same config as the server (config/default.json, STOA_CONFIG, STOA_* variables).')
+  .description('Administer a Stoa server: realms, users and load-test data. Reads the same config as the server (config/default.json, STOA_CONFIG, STOA_* variables).')
   .showHelpAfterError('(run with --help for usage)');
 realmCommands(program);
 userCommands(program);
+seedCommand(program);
 
 // Known failures are one line and a non-zero status; anything else is a bug and shows its stack.
 program.parseAsync(process.argv).catch((err: unknown) => {
