@@ -28,7 +28,7 @@ interface SeedOptions {
 /** What the bench reads back: who can log in, and the channels it may aim at. */
 export interface SeedResult {
   users: { id: number; email: string; apiKey: string }[];
-  channels: { id: number; name: string; subscribers: number }[];
+  channels: { id: number; name: string; subscribers: number; members: number[] }[];
   topics: string[];
   messages: number;
 }
@@ -117,7 +117,10 @@ async function seed(opts: SeedOptions): Promise<void> {
       console.error(`seeded ${counts.messages} messages in ${Date.now() - started} ms`);
       return {
         users: users.map((u) => ({ id: u.id, email: u.email, apiKey: u.apiKey })),
-        channels: channels.map((s) => ({ id: s.id, name: s.name, subscribers: realm.subscribers.get(s.id)?.size ?? 0 })),
+        channels: channels.map((s) => {
+          const members = [...(realm.subscribers.get(s.id) ?? [])].sort((a, b) => a - b);
+          return { id: s.id, name: s.name, subscribers: members.length, members };
+        }),
         topics,
         messages: counts.messages,
       };

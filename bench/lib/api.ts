@@ -1,0 +1,132 @@
+import { Pool } from 'undici';
+
+/** One user's credentials, as a zuliprc or `stoa seed` gives them. */
+export interface Creds {
+  email: string;
+  apiKey: string;
+}
+
+export interface ApiReply {
+  status: number;
+  body: any;
+}
+
+export function basicAuth(creds: Creds): string {
+  return `Basic ${Buffer.from(`${creds.email}:${creds.apiKey}`).toString('base64')}`;
+}
+
+/** Form values as the Python bindings send them: strings as they are, the rest as JSON. */
+export function form(params: Record<string, unknown>): string {
+  const pairs: [string, string][] = [];
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) pairs.push([k, typeof v === 'string' ? v : JSON.stringify(v)]);
+  return new URLSearchParams(pairs).toString();
+}
+
+/**
+ * A Zulip API client over one undici pool: keep-alive connections, as real clients hold them.
+ * `connections` bounds the sockets; parked long-polls each hold one, so a pool that parks
+ * thousands needs that many.
+ */
+export class Api {
+  readonly pool: Pool;
+
+  constructor(
+    readonly url: string,
+    connections = 64,
+  ) {
+    this.pool = new Pool(url, { connections, pipelining: 1, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 60_000 });
+  }
+
+  async call(creds: Creds | null, method: string, path: string, params: Record<string, unknown> = {}, signal?: AbortSignal): Promise<ApiReply> {
+    const headers: Record<string, string> = {};
+    if (creds) headers.authorization = basicAuth(creds);
+    const encoded = form(params);
+    let fullPath = `/api/v1${path}`;
+    let body: string | undefined;
+    if (method === 'GET' || method === 'DELETE') {
+      if (encoded) fullPath += `?${encoded}`;
+    } else {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = encoded;
+    }
+    const res = await this.pool.request({ method: method as 'GET', path: fullPath, headers, body, signal });
+    const text = await res.body.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = { result: 'error', msg: text.slice(0, 200) };
+    }
+    return { status: res.statusCode, body: parsed };
+  }
+
+  /** The call, or an Error carrying the server's answer. */
+  async ok(creds: Creds | null, method: string, path: string, params: Record<string, unknown> = {}): Promise<any> {
+    const reply = await this.call(creds, method, path, params);
+    if (reply.status !== 200) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
+    return reply.body;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
+
+/**
+ * A long-polling client as the real ones behave: register once, then GET /events forever,
+ * acknowledging with last_event_id; on BAD_EVENT_QUEUE_ID, register again.
+ */
+export class Poller {
+  private readonly abort = new AbortController();
+  private queueId = '';
+  private lastEventId = -1;
+  polls = 0;
+  errors = 0;
+  done: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly api: Api,
+    private readonly creds: Creds,
+    private readonly registerParams: Record<string, unknown>,
+    private readonly onEvent: (event: any, at: number) => void = () => {},
+  ) {}
+
+  async register(): Promise<void> {
+    const reg = await this.api.ok(this.creds, 'POST', '/register', this.registerParams);
+    this.queueId = reg.queue_id;
+    this.lastEventId = reg.last_event_id;
+  }
+
+  start(): void {
+    this.done = this.loop();
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.abort.signal.aborted) {
+      try {
+        const reply = await this.api.call(this.creds, 'GET', '/events', { queue_id: this.queueId, last_event_id: this.lastEventId }, this.abort.signal);
+        this.polls++;
+        if (reply.status === 200) {
+          const at = performance.now();
+          for (const event of reply.body.events) {
+            this.lastEventId = Math.max(this.lastEventId, event.id);
+            this.onEvent(event, at);
+          }
+        } else if (reply.body?.code === 'BAD_EVENT_QUEUE_ID') {
+          await this.register();
+        } else {
+          this.errors++;
+        }
+      } catch (err) {
+        if (this.abort.signal.aborted) return;
+        this.errors++;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.done;
+  }
+}

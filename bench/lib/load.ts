@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import * as hdr from 'hdr-histogram-js';
+import { basicAuth, form, type Creds } from './api.js';
+import type { Target } from './target.js';
+
+/** Throughput and latency of one measured run. */
+export interface Measured {
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  errors: number;
+  requests: number;
+}
+
+export interface LoadSpec {
+  url: string;
+  creds?: Creds;
+  method: 'GET' | 'POST';
+  path: string;
+  params?: Record<string, unknown>;
+  connections: number;
+  seconds: number;
+}
+
+/** Drives one request shape as hard as `connections` keep-alive clients can (autocannon). */
+export async function hammer(spec: LoadSpec): Promise<Measured> {
+  const headers: Record<string, string> = {};
+  if (spec.creds) headers.authorization = basicAuth(spec.creds);
+  let path = spec.path;
+  let body: string | undefined;
+  if (spec.method === 'GET') {
+    if (spec.params) path += `?${form(spec.params)}`;
+  } else {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = form(spec.params ?? {});
+  }
+  const result = await autocannon({ url: spec.url + path, method: spec.method, headers, body, connections: spec.connections, duration: spec.seconds });
+  return {
+    rps: result.requests.total / spec.seconds,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    requests: result.requests.total,
+  };
+}
+
+/** Latencies recorded one by one (microsecond resolution). */
+export class Latencies {
+  private readonly h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 });
+
+  /** A latency in milliseconds. */
+  add(ms: number): void {
+    this.h.recordValue(Math.max(1, Math.round(ms * 1000)));
+  }
+
+  get count(): number {
+    return this.h.totalCount;
+  }
+
+  summary(): { count: number; mean: number; p50: number; p90: number; p99: number; max: number } {
+    const ms = (us: number) => Math.round(us) / 1000;
+    return { count: this.h.totalCount, mean: ms(this.h.mean), p50: ms(this.h.getValueAtPercentile(50)), p90: ms(this.h.getValueAtPercentile(90)), p99: ms(this.h.getValueAtPercentile(99)), max: ms(this.h.maxValue) };
+  }
+}
+
+/** Samples the target's memory and CPU while `fn` runs. */
+export async function sampled<T>(target: Target, fn: () => Promise<T>): Promise<{ value: T; maxRssMb: number | null; avgCpu: number | null }> {
+  const rss: number[] = [];
+  const cpu: number[] = [];
+  const sample = async () => {
+    const u = await target.usage().catch(() => null);
+    if (u) {
+      rss.push(u.rssMb);
+      cpu.push(u.cpu);
+    }
+  };
+  await sample();
+  const timer = setInterval(() => void sample(), 500);
+  try {
+    const value = await fn();
+    await sample();
+    return { value, maxRssMb: rss.length ? Math.round(Math.max(...rss)) : null, avgCpu: cpu.length ? Math.round(cpu.reduce((a, b) => a + b, 0) / cpu.length) : null };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** The bare Koa app (baseline.ts) in a child process, as the server under test runs in its own. */
+export async function startBaseline(): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../baseline.js', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c) => {
+      out += c;
+      const m = /listening on (\d+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`baseline exited (${code})`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

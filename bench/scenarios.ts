@@ -1,0 +1,236 @@
+import { Api, Poller, type Creds } from './lib/api.js';
+import { hammer, Latencies, sampled, sleep, type Measured } from './lib/load.js';
+import type { Target } from './lib/target.js';
+
+/** How big and how long: `--quick` shrinks every scenario so the whole run takes under a minute. */
+export interface Sizes {
+  users: number;
+  channels: number;
+  topics: number;
+  smallMessages: number;
+  bigMessages: number;
+  seconds: number;
+  connections: number;
+  extraPolls: number;
+  registers: number;
+  markRead: number;
+  daySeconds: number;
+  dayMaxUsers: number;
+}
+
+export interface Outcome {
+  id: string;
+  title: string;
+  target: string;
+  /** The headline figure, as printed. */
+  value: string;
+  /** Met, missed, or not measurable here (null). */
+  pass: boolean | null;
+  details: Record<string, unknown>;
+}
+
+export interface Env {
+  target: Target;
+  sizes: Sizes;
+  baseline: Measured;
+  log(line: string): void;
+}
+
+const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
+
+/** The first channel's subscribers ("bench 0", 50 users) as long-pollers of message events. */
+async function fanoutPollers(env: Env, api: Api, onEvent?: (event: any, at: number) => void): Promise<Poller[]> {
+  const users = env.target.seeded.users.slice(0, 50);
+  const pollers = users.map((u) => new Poller(api, u, { event_types: ['message'], fetch_event_types: ['message'] }, onEvent));
+  await Promise.all(pollers.map((p) => p.register()));
+  for (const p of pollers) p.start();
+  await sleep(200);
+  return pollers;
+}
+
+function sendSpec(env: Env, topic: string) {
+  const channel = env.target.seeded.channels[0];
+  return { url: env.target.url, creds: env.target.seeded.users[0], method: 'POST' as const, path: '/api/v1/messages', params: { type: 'stream', to: channel.id, topic, content: 'A load-test message with **some** markup' }, connections: env.sizes.connections, seconds: env.sizes.seconds };
+}
+
+/** P1: sends to a 50-subscriber channel while all 50 hold long-polls. */
+export async function sendWithPollers(env: Env, id = 'P1'): Promise<Outcome & { measured: Measured }> {
+  const api = new Api(env.target.url, 64);
+  let delivered = 0;
+  const pollers = await fanoutPollers(env, api, (e) => void (e.type === 'message' && delivered++));
+  const run = await sampled(env.target, () => hammer(sendSpec(env, 'p1')));
+  await Promise.all(pollers.map((p) => p.stop()));
+  await api.close();
+  const m = run.value;
+  const r = ratio(m.rps, env.baseline.rps);
+  return {
+    id,
+    title: 'POST /messages, 50-subscriber channel, 50 long-polls',
+    target: '>= 0.35 of baseline req/s',
+    value: `${r} (${Math.round(m.rps)} req/s)`,
+    pass: r >= 0.35 && m.errors === 0,
+    details: { ...m, ratio: r, eventsDelivered: delivered, pollErrors: pollers.reduce((n, p) => n + p.errors, 0), maxRssMb: run.maxRssMb, avgCpu: run.avgCpu },
+    measured: m,
+  };
+}
+
+/** P2: send -> event at all 50 pollers, at a quarter of P1's rate. */
+export async function fanoutLatency(env: Env, p1Rps: number): Promise<Outcome> {
+  const api = new Api(env.target.url, 128);
+  const rate = Math.max(1, p1Rps / 4);
+  const sent = new Map<number, { t0: number; got: number }>();
+  const lat = new Latencies();
+  const pollers = await fanoutPollers(env, api, (event, at) => {
+    const n = Number(/^p2 (\d+)$/.exec(event.message?.content ?? '')?.[1]);
+    const s = sent.get(n);
+    if (s && ++s.got === pollers.length) lat.add(at - s.t0);
+  });
+  const channel = env.target.seeded.channels[0];
+  const sender = env.target.seeded.users[0];
+  let n = 0;
+  let errors = 0;
+  const inFlight: Promise<void>[] = [];
+  const start = performance.now();
+  // Open loop: sends go out on schedule whether or not earlier ones have been answered.
+  while (performance.now() - start < env.sizes.seconds * 1000) {
+    const due = Math.floor(((performance.now() - start) / 1000) * rate);
+    while (n < due) {
+      const k = n++;
+      sent.set(k, { t0: performance.now(), got: 0 });
+      inFlight.push(api.call(sender, 'POST', '/messages', { type: 'stream', to: channel.id, topic: 'p2', content: `p2 ${k}` }).then((r) => void (r.status !== 200 && errors++)));
+    }
+    await sleep(2);
+  }
+  await Promise.all(inFlight);
+  await sleep(1000);
+  await Promise.all(pollers.map((p) => p.stop()));
+  await api.close();
+  const s = lat.summary();
+  const incomplete = n - s.count;
+  return {
+    id: 'P2',
+    title: 'send -> event at all 50 pollers, at 1/4 of P1 rate',
+    target: 'p99 <= 10 ms',
+    value: `p99 ${s.p99} ms`,
+    pass: s.p99 <= 10 && incomplete === 0 && errors === 0,
+    details: { rate: Math.round(rate), sent: n, ...s, incomplete, errors },
+  };
+}
+
+/** P3: P1 again with many extra parked long-polls. */
+export async function parkedPolls(env: Env, p1Rps: number): Promise<Outcome> {
+  const { extraPolls } = env.sizes;
+  const api = new Api(env.target.url, extraPolls + 16);
+  const users = env.target.seeded.users.slice(50);
+  // Queues that no message reaches (event_types: reaction), so their polls stay parked.
+  const queues: { creds: Creds; queueId: string }[] = [];
+  for (let i = 0; i < extraPolls; i += 50) {
+    const batch = Array.from({ length: Math.min(50, extraPolls - i) }, (_, k) => users[(i + k) % users.length]);
+    const regs = await Promise.all(batch.map((u) => api.ok(u, 'POST', '/register', { event_types: ['reaction'], fetch_event_types: ['message'] })));
+    regs.forEach((r, k) => queues.push({ creds: batch[k], queueId: r.queue_id }));
+  }
+  const abort = new AbortController();
+  const parked = queues.map((q) => api.call(q.creds, 'GET', '/events', { queue_id: q.queueId, last_event_id: -1 }, abort.signal).catch(() => null));
+  await sleep(1000);
+  const idle = await env.target.usage();
+  const again = await sendWithPollers(env, 'P3');
+  abort.abort();
+  await Promise.all(parked);
+  for (let i = 0; i < queues.length; i += 100) {
+    await Promise.all(queues.slice(i, i + 100).map((q) => api.call(q.creds, 'DELETE', '/events', { queue_id: q.queueId })));
+  }
+  await api.close();
+  const drop = 1 - again.measured.rps / p1Rps;
+  const rss = again.details.maxRssMb as number | null;
+  return {
+    id: 'P3',
+    title: `P1 with ${extraPolls} extra parked long-polls`,
+    target: 'throughput drop <= 10%, RSS <= 300 MB',
+    value: `drop ${Math.round(drop * 100)}%, RSS ${rss ?? 'n/a'} MB`,
+    pass: drop <= 0.1 && (rss === null || rss <= 300) && again.measured.errors === 0,
+    details: { rps: Math.round(again.measured.rps), p1Rps: Math.round(p1Rps), drop: Math.round(drop * 1000) / 1000, rssWithParkedMb: idle?.rssMb ?? null, ...again.details },
+  };
+}
+
+/** P5: a page of 100 messages of one topic. */
+export async function topicHistory(env: Env, label = 'P5'): Promise<Outcome & { measured: Measured }> {
+  const channel = env.target.seeded.channels[0];
+  const narrow = [{ operator: 'channel', operand: channel.id }, { operator: 'topic', operand: env.target.seeded.topics[0] }];
+  const run = await sampled(env.target, () =>
+    hammer({ url: env.target.url, creds: env.target.seeded.users[0], method: 'GET', path: '/api/v1/messages', params: { anchor: 'newest', num_before: 100, num_after: 0, narrow }, connections: env.sizes.connections, seconds: env.sizes.seconds }),
+  );
+  const m = run.value;
+  const r = ratio(m.rps, env.baseline.rps);
+  return {
+    id: label,
+    title: `GET /messages, 100 of a channel+topic, ${env.target.seeded.messages} messages stored`,
+    target: '>= 0.25 of baseline req/s',
+    value: `${r} (${Math.round(m.rps)} req/s)`,
+    pass: r >= 0.25 && m.errors === 0,
+    details: { ...m, ratio: r, maxRssMb: run.maxRssMb, avgCpu: run.avgCpu },
+    measured: m,
+  };
+}
+
+/** P7 (second half): POST /register with every section, one at a time. */
+export async function registerLatency(env: Env): Promise<Outcome> {
+  const api = new Api(env.target.url, 4);
+  const lat = new Latencies();
+  const users = env.target.seeded.users;
+  const ids: { creds: Creds; queueId: string }[] = [];
+  for (let i = 0; i < env.sizes.registers; i++) {
+    const creds = users[(i * 7) % users.length];
+    const t0 = performance.now();
+    const reg = await api.ok(creds, 'POST', '/register', {});
+    lat.add(performance.now() - t0);
+    ids.push({ creds, queueId: reg.queue_id });
+  }
+  for (const q of ids) await api.call(q.creds, 'DELETE', '/events', { queue_id: q.queueId });
+  await api.close();
+  const s = lat.summary();
+  return {
+    id: 'P7b',
+    title: `POST /register (all sections), ${users.length + 1}-user realm`,
+    target: '<= 5 ms',
+    value: `p50 ${s.p50} ms, p99 ${s.p99} ms`,
+    pass: s.p50 <= 5,
+    details: s,
+  };
+}
+
+/** P8: mark 10,000 messages read over a narrow, in batches as clients do (5,000 per request). */
+export async function markRead(env: Env): Promise<Outcome> {
+  const api = new Api(env.target.url, 2);
+  const creds = env.target.seeded.users[0];
+  const narrow = [{ operator: 'channel', operand: env.target.seeded.channels[0].id }];
+  const times: number[] = [];
+  let marked = 0;
+  const sweep = async (op: 'add' | 'remove') => {
+    let anchor: string | number = 'oldest';
+    let count = 0;
+    while (count < env.sizes.markRead) {
+      const r = await api.ok(creds, 'POST', '/messages/flags/narrow', { anchor, include_anchor: anchor === 'oldest', num_before: 0, num_after: Math.min(5000, env.sizes.markRead - count), narrow, op, flag: 'read' });
+      count += r.processed_count;
+      if (r.found_newest || r.processed_count === 0) break;
+      anchor = r.last_processed_id;
+    }
+    return count;
+  };
+  for (let i = 0; i < 3; i++) {
+    await sweep('remove');
+    const t0 = performance.now();
+    marked = await sweep('add');
+    times.push(performance.now() - t0);
+  }
+  await api.close();
+  times.sort((a, b) => a - b);
+  const median = Math.round(times[1] * 10) / 10;
+  return {
+    id: 'P8',
+    title: `POST /messages/flags/narrow marking ${marked} messages read`,
+    target: '<= 50 ms',
+    value: `${median} ms`,
+    pass: marked >= env.sizes.markRead && median <= 50,
+    details: { marked, medianMs: median, runsMs: times.map((t) => Math.round(t * 10) / 10) },
+  };
+}

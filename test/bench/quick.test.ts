@@ -1,0 +1,48 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+
+/**
+ * `npm run bench -- --quick` end to end, so that the bench cannot rot: every scenario runs
+ * against a server of its own and the report says so. Figures are not judged here (timing
+ * belongs to the bench itself); errors are.
+ */
+const RUN = fileURLToPath(new URL('../../bench/run.js', import.meta.url));
+
+t.test('bench --quick runs every scenario and writes its report', async (t) => {
+  t.setTimeout(240_000);
+  const out = mkdtempSync(join(tmpdir(), 'stoa-bench-report-'));
+  t.teardown(() => rmSync(out, { recursive: true, force: true }));
+  const child = spawn(process.execPath, [RUN, '--quick', '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => (stdout += c));
+  child.stderr.on('data', (c) => (stderr += c));
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  t.equal(code, 0, `the bench exits cleanly${code === 0 ? '' : `: ${stderr.slice(-2000)}`}`);
+
+  const files = readdirSync(out).filter((f) => f.endsWith('.json'));
+  t.equal(files.length, 1, 'one JSON report');
+  const report = JSON.parse(readFileSync(join(out, files[0]), 'utf8'));
+  t.equal(report.mode, 'quick', 'a quick run');
+  t.ok(report.baseline.rps > 0, 'the baseline was measured');
+  t.equal(report.baseline.errors, 0, 'the baseline answered every request');
+  const ids = report.results.map((r: { id: string }) => r.id);
+  for (const id of ['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P7b', 'P8', 'P9']) t.ok(ids.includes(id), `${id} ran`);
+  const byId = Object.fromEntries(report.results.map((r: { id: string }) => [r.id, r]));
+  t.equal(byId.P1.details.errors, 0, 'P1: every send succeeded');
+  t.equal(byId.P1.details.pollErrors, 0, 'P1: every poll succeeded');
+  t.ok(byId.P1.details.eventsDelivered >= byId.P1.details.requests, 'P1: the pollers received the messages');
+  t.equal(byId.P2.details.incomplete, 0, 'P2: every message reached all 50 pollers');
+  t.equal(byId.P2.details.errors, 0, 'P2: every send succeeded');
+  t.equal(byId.P3.details.errors, 0, 'P3: every send succeeded with the extra polls parked');
+  t.equal(byId.P5.details.errors, 0, 'P5: every history read succeeded');
+  t.ok(byId.P8.details.marked >= 1000, 'P8: the messages were marked read');
+  t.equal(byId.P9.details.steps[0].errors, 0, 'P9: the first step ran without errors');
+  t.ok(typeof byId.P4.details.rssMb === 'number' && byId.P4.details.rssMb > 0, 'P4: the server RSS was read');
+  t.match(stdout, /baseline \(bare Koa\): \d+ req\/s/, 'the table is printed');
+  for (const r of report.results) t.ok(r.pass === null || typeof r.pass === 'boolean', `${r.id} has a verdict`);
+});
