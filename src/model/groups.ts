@@ -71,6 +71,15 @@ export function directMembers(realm: RealmState, group: GroupRecord): number[] {
   return out;
 }
 
+/** The groups an active user is a direct member of (a role group, and stored memberships). */
+export function directGroupsOf(realm: RealmState, user: UserRecord): number[] {
+  if (!user.isActive) return [];
+  return [...realm.groups.values()]
+    .filter((g) => !g.deactivated && (g.isSystemGroup ? DIRECT_ROLE[g.name] === user.role : g.members.includes(user.id)))
+    .map((g) => g.id)
+    .sort((a, b) => a - b);
+}
+
 function inGroup(realm: RealmState, user: UserRecord, groupId: number, seen: Set<number>): boolean {
   if (seen.has(groupId)) return false;
   seen.add(groupId);

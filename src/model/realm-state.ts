@@ -115,6 +115,24 @@ export class RealmState {
     this.subscribers.get(streamId)?.delete(userId);
   }
 
+  /**
+   * Subscriptions the user has left, with their settings: /register lists them as
+   * `unsubscribed`, and subscribing again restores them, as the reference keeps its
+   * Subscription row, inactive.
+   */
+  readonly formerSubs = new Map<number, Map<number, SubscriptionRecord>>();
+
+  formerSubscription(userId: number, streamId: number): SubscriptionRecord | undefined {
+    return this.formerSubs.get(userId)?.get(streamId);
+  }
+
+  setFormerSubscription(sub: SubscriptionRecord | undefined, userId: number, streamId: number): void {
+    let mine = this.formerSubs.get(userId);
+    if (!mine) this.formerSubs.set(userId, (mine = new Map()));
+    if (sub) mine.set(streamId, sub);
+    else mine.delete(streamId);
+  }
+
   subscriptionsOf(userId: number): Map<number, SubscriptionRecord> {
     return this.subsByUser.get(userId) ?? new Map();
   }

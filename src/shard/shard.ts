@@ -53,6 +53,10 @@ export class Shard {
     for (const { key, value } of store.users.getRange({})) this.realmOf(key).setUser(value as UserRecord);
     for (const { key, value } of store.streams.getRange({})) this.realmOf(key).setStream(value as StreamRecord);
     for (const { key, value } of store.subs.getRange({})) this.realmOf(key).setSubscription(value as SubscriptionRecord);
+    for (const { key, value } of store.formerSubs.getRange({})) {
+      const [, userId, streamId] = key as number[];
+      this.realmOf(key).setFormerSubscription(value as SubscriptionRecord, userId, streamId);
+    }
     for (const { key, value } of store.groups.getRange({})) this.realmOf(key).setGroup(value as GroupRecord);
     for (const { key, value } of store.readMarks.getRange({})) this.realmOf(key).readMarks.set((key as number[])[1], value as number);
     for (const { key, value } of store.subHistory.getRange({})) {

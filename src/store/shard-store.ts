@@ -12,6 +12,7 @@ import type { Emitted, EventBus, ShardEvent } from '../shard/events.js';
  *   users     [realmId, userId]                -> UserRecord
  *   streams   [realmId, streamId]              -> StreamRecord
  *   subs      [realmId, userId, streamId]      -> SubscriptionRecord
+ *   formerSubs [realmId, userId, streamId]     -> SubscriptionRecord of a channel the user left
  *   groups    [realmId, groupId]               -> GroupRecord
  *   devices   [realmId, userId, kind, token]   -> DeviceRecord
  *   meta      'seq:<kind>'                     -> last id handed out (user, stream, group;
@@ -70,6 +71,7 @@ export interface ShardStore {
   uploads: Database;
   queues: Database;
   eventLog: Database;
+  formerSubs: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -105,6 +107,7 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     uploads: db('uploads'),
     queues: db('queues'),
     eventLog: db('eventLog'),
+    formerSubs: db('formerSubs'),
   };
 }
 

@@ -169,10 +169,11 @@ export class QueueManager implements EventSink {
       if (!realm) continue;
       // [num, first id, count] per queue: what a restart needs to rebuild the copies.
       const targets: number[] = [];
+      const memo = new Map<string, unknown>();
       for (const queue of this.targets(e)) {
         // A heartbeat (the one event aimed at a queue) goes whatever event_types asked for.
         if (e.queueId === undefined && !queue.wants(e.event.type)) continue;
-        const shaped = shapeEvent(this.shard, realm, queue, e.event);
+        const shaped = shapeEvent(this.shard, realm, queue, e.event, memo);
         if (shaped.length === 0) continue;
         targets.push(queue.num, queue.lastEventId + 1, shaped.length);
         for (const copy of shaped) deliveries.push({ queue, event: { ...copy, id: queue.nextId(batch, store) } as QueuedEvent });

@@ -1,5 +1,5 @@
 import type { RealmState } from '../../model/realm-state.js';
-import type { StreamRecord, UserRecord } from '../../model/types.js';
+import type { StreamRecord, SubscriptionRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { recentlyPresentUserIds } from '../presence/presence.js';
 import { activeSubscriberIds, hasMetadataAccess, isGuest } from '../streams/access.js';
@@ -37,11 +37,11 @@ function subscriberFields(shard: Shard, realm: RealmState, self: UserRecord, str
 }
 
 /** Clients without notification_settings_null get the user's own setting where a channel inherits it. */
-const INHERITED = ['desktop_notifications', 'audible_notifications', 'push_notifications', 'email_notifications'];
+export const INHERITED_NOTIFICATIONS = ['desktop_notifications', 'audible_notifications', 'push_notifications', 'email_notifications'];
 
 /**
- * subscriptions, unsubscribed and never_subscribed, each sorted by name. Unsubscribing deletes
- * the subscription record, so there is nothing to list as unsubscribed.
+ * subscriptions, unsubscribed (channels left, with the settings they had) and never_subscribed,
+ * each sorted by name.
  */
 export function subscriptionSection(shard: Shard, realm: RealmState, self: UserRecord, opts: ChannelOptions): Record<string, unknown> {
   let recentCache: Set<number> | null = null;
@@ -50,20 +50,23 @@ export function subscriptionSection(shard: Shard, realm: RealmState, self: UserR
   const subscribed: Record<string, unknown>[] = [];
   const subs = [...realm.subscriptionsOf(self.id).values()];
   const streams = subs.map((sub) => realm.streams.get(sub.streamId)).filter(listed).sort(byName);
-  for (const stream of streams) {
-    const sub = realm.subscription(self.id, stream.id)!;
-    const view = subscriptionView(realm, sub, stream);
-    Object.assign(view, subscriberFields(shard, realm, self, stream, opts, recent));
+  const view = (sub: SubscriptionRecord, stream: StreamRecord) => {
+    const out = subscriptionView(realm, sub, stream);
+    Object.assign(out, subscriberFields(shard, realm, self, stream, opts, recent));
     if (!opts.notificationSettingsNull) {
-      for (const name of INHERITED) if (view[name] === null) view[name] = userSetting(self, `enable_stream_${name}`);
+      for (const name of INHERITED_NOTIFICATIONS) if (out[name] === null) out[name] = userSetting(self, `enable_stream_${name}`);
     }
-    subscribed.push(view);
-  }
+    return out;
+  };
+  for (const stream of streams) subscribed.push(view(realm.subscription(self.id, stream.id)!, stream));
+  const former = [...(realm.formerSubs.get(self.id)?.values() ?? [])];
+  const left = former.map((sub) => realm.streams.get(sub.streamId)).filter(listed).sort(byName);
+  const unsubscribed = left.map((stream) => view(realm.formerSubscription(self.id, stream.id)!, stream));
   const never = [...realm.streams.values()]
-    .filter((s) => listed(s) && !realm.subscription(self.id, s.id) && hasMetadataAccess(realm, self, s))
+    .filter((s) => listed(s) && !realm.subscription(self.id, s.id) && !realm.formerSubscription(self.id, s.id) && hasMetadataAccess(realm, self, s))
     .sort(byName)
     .map((s) => ({ ...streamView(realm, s), ...subscriberFields(shard, realm, self, s, opts, recent) }));
-  return { subscriptions: subscribed, unsubscribed: [], never_subscribed: never };
+  return { subscriptions: subscribed, unsubscribed, never_subscribed: never };
 }
 
 /** streams: every channel the user can see exists (all of them for administrators), by name. */

@@ -1,3 +1,4 @@
+import { NOTIFICATION_BOT_EMAIL } from '../messages/notices.js';
 import { directMembers } from '../../model/groups.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { groupSettingForApi, userHasRealmPermission } from '../../model/realm-settings.js';
@@ -57,9 +58,15 @@ export function realmUserSection(realm: RealmState, self: UserRecord, clientGrav
   };
 }
 
-/** realm_bots: every bot of the realm for administrators, else the user's own bots. */
+/**
+ * realm_bots: every bot of the realm for administrators, else the user's own bots. Not the
+ * Notification Bot: the reference's is a system bot that no administrator manages (and whose API
+ * key nobody should be handed), and its creation on first use sends no realm_bot event.
+ */
 export function realmBots(realm: RealmState, self: UserRecord): Record<string, unknown>[] {
-  const bots = [...realm.users.values()].filter((u) => u.isBot && (isAdmin(self) || u.botOwnerId === self.id)).sort((a, b) => a.id - b.id);
+  const bots = [...realm.users.values()]
+    .filter((u) => u.isBot && u.email !== NOTIFICATION_BOT_EMAIL && (isAdmin(self) || u.botOwnerId === self.id))
+    .sort((a, b) => a.id - b.id);
   return bots.map((bot) => ({
     email: bot.email,
     user_id: bot.id,

@@ -3,6 +3,9 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { ShardEvent } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, messageView } from '../messages/views.js';
+import { avatarUrl } from '../users/views.js';
+import { INHERITED_NOTIFICATIONS } from './register-channels.js';
+import { userSetting } from './register-settings.js';
 import type { EventQueue, QueuedEvent } from './queue.js';
 
 type Shaped = Omit<QueuedEvent, 'id'>;
@@ -48,16 +51,26 @@ function matchesNarrow(realm: RealmState, queue: EventQueue, msg: MessageRecord)
   return true;
 }
 
-function shapeMessage(shard: Shard, realm: RealmState, queue: EventQueue, event: ShardEvent): Shaped[] {
+function shapeMessage(shard: Shard, realm: RealmState, queue: EventQueue, event: ShardEvent, memo?: Map<string, unknown>): Shaped[] {
   const msg = event.message as MessageRecord;
   if (!matchesNarrow(realm, queue, msg)) return [];
   const viewer = realm.users.get(queue.opts.userId);
   if (!viewer) return [];
-  const view = messageView(shard, realm, viewer, msg, {
+  const opts = {
     applyMarkdown: queue.opts.applyMarkdown,
     clientGravatar: queue.opts.clientGravatar,
     allowEmptyTopicName: queue.opts.capabilities.empty_topic_name === true,
-  });
+  };
+  // A channel message looks the same to every viewer with the same options (only a direct
+  // message's recipient_id depends on who looks): one view per option set, not per queue, so a
+  // send to a 50-subscriber channel builds one or two views instead of fifty. Shared, so never
+  // mutated downstream.
+  const key = `${opts.applyMarkdown}|${opts.clientGravatar}|${opts.allowEmptyTopicName}|${msg.kind === 'stream' ? '' : viewer.id}`;
+  let view = memo?.get(key) as Record<string, unknown> | undefined;
+  if (!view) {
+    view = messageView(shard, realm, viewer, msg, opts);
+    memo?.set(key, view);
+  }
   const shaped: Shaped = { type: 'message', message: view, flags: (event.flags as Record<number, string[]>)[viewer.id] ?? [] };
   if (event.sender_queue_id === queue.id && event.local_id !== null) shaped.local_message_id = event.local_id;
   return [shaped];
@@ -72,14 +85,42 @@ function topicsShown(event: ShardEvent, keys: string[], emptyTopicSupported: boo
 }
 
 /**
- * The copies of an event one queue receives: none (filtered out), one, or, for clients without
- * the bulk_message_deletion capability, one delete_message per message.
+ * A new person's avatar as the queue asked for it: with client_gravatar, a Gravatar avatar is
+ * null (the client computes it), as in the queue's /register snapshot.
  */
-export function shapeEvent(shard: Shard, realm: RealmState, queue: EventQueue, event: ShardEvent): Shaped[] {
+function shapePerson(realm: RealmState, queue: EventQueue, event: ShardEvent): ShardEvent {
+  const person = event.person as { user_id: number; avatar_url?: unknown } | undefined;
+  if (event.op !== 'add' || !person || !('avatar_url' in person) || !queue.opts.clientGravatar) return event;
+  const user = realm.users.get(person.user_id);
+  return user ? { ...event, person: { ...person, avatar_url: avatarUrl(user, true) } } : event;
+}
+
+/**
+ * Without notification_settings_null, a subscription's inherited notification settings read as
+ * the user's own settings, as in the queue's /register snapshot.
+ */
+function shapeSubscriptions(realm: RealmState, queue: EventQueue, event: ShardEvent): ShardEvent {
+  if (event.op !== 'add' || queue.opts.capabilities.notification_settings_null) return event;
+  const user = realm.users.get(queue.opts.userId);
+  if (!user) return event;
+  const subs = (event.subscriptions as Record<string, unknown>[]).map((sub) => {
+    const copy = { ...sub };
+    for (const name of INHERITED_NOTIFICATIONS) if (copy[name] === null) copy[name] = userSetting(user, `enable_stream_${name}`);
+    return copy;
+  });
+  return { ...event, subscriptions: subs };
+}
+
+/**
+ * The copies of an event one queue receives: none (filtered out), one, or, for clients without
+ * the bulk_message_deletion capability, one delete_message per message. `memo`, shared by the
+ * queues one event goes to, lets them share the parts that do not depend on the queue.
+ */
+export function shapeEvent(shard: Shard, realm: RealmState, queue: EventQueue, event: ShardEvent, memo?: Map<string, unknown>): Shaped[] {
   const caps = queue.opts.capabilities;
   switch (event.type) {
     case 'message':
-      return shapeMessage(shard, realm, queue, event);
+      return shapeMessage(shard, realm, queue, event, memo);
     case 'delete_message': {
       const shown = topicsShown(event, ['topic'], caps.empty_topic_name);
       const ids = shown.message_ids as number[] | undefined;
@@ -89,6 +130,13 @@ export function shapeEvent(shard: Shard, realm: RealmState, queue: EventQueue, e
     }
     case 'update_message':
       return [topicsShown(event, ['orig_subject', 'subject', 'topic'], caps.empty_topic_name)];
+    case 'realm_user':
+      return [shapePerson(realm, queue, event)];
+    case 'subscription':
+      return [shapeSubscriptions(realm, queue, event)];
+    case 'realm_linkifiers':
+      // Clients without linkifier_url_template get no linkifier events at all (level 176).
+      return caps.linkifier_url_template ? [event] : [];
     case 'typing':
       // Channel typing notifications only reach clients that declared they understand them.
       if (event.message_type === 'stream' && !caps.stream_typing_notifications) return [];

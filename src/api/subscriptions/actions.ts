@@ -70,7 +70,13 @@ export function addSubscriptions(shard: Shard, realm: RealmState, out: Outbox, s
         pushNotifications: null,
         emailNotifications: null,
         wildcardMentionsNotify: null,
+        // Back in a channel left before: its settings come back with it, as in the reference.
+        ...realm.formerSubscription(user.id, stream.id),
       };
+      if (realm.formerSubscription(user.id, stream.id)) {
+        realm.setFormerSubscription(undefined, user.id, stream.id);
+        out.batch.del(shard.store.formerSubs, [realm.id, user.id, stream.id]);
+      }
       realm.setSubscription(sub);
       out.batch.put(shard.store.subs, [realm.id, user.id, stream.id], sub);
       openInterval(shard, out.batch, realm, user.id, stream.id);
@@ -93,7 +99,7 @@ export function addSubscriptions(shard: Shard, realm: RealmState, out: Outbox, s
 }
 
 /** One peer event per channel, to who can see its subscribers, naming the users who changed. */
-function queuePeerEvents(realm: RealmState, out: Outbox, op: 'peer_add' | 'peer_remove', pairs: SubPair[]): void {
+export function queuePeerEvents(realm: RealmState, out: Outbox, op: 'peer_add' | 'peer_remove', pairs: SubPair[]): void {
   const byStream = new Map<StreamRecord, Set<number>>();
   for (const { user, stream } of pairs) {
     if (!user.isActive) continue;
@@ -120,8 +126,11 @@ export function removeSubscriptions(shard: Shard, realm: RealmState, out: Outbox
         notSubscribed.push({ user, stream });
         continue;
       }
+      const former = realm.subscription(user.id, stream.id)!;
       realm.removeSubscription(user.id, stream.id);
       out.batch.del(shard.store.subs, [realm.id, user.id, stream.id]);
+      realm.setFormerSubscription(former, user.id, stream.id);
+      out.batch.put(shard.store.formerSubs, [realm.id, user.id, stream.id], former);
       closeInterval(shard, out.batch, realm, user.id, stream.id);
       removed.push({ user, stream });
     }

@@ -4,8 +4,11 @@ import type { RealmState } from '../../model/realm-state.js';
 import { ROLE, type Role, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { userView } from './views.js';
-import { subscribeToDefaultChannels } from '../subscriptions/actions.js';
+import { queuePeerEvents, subscribeToDefaultChannels } from '../subscriptions/actions.js';
+import { flush, outbox } from '../../shard/outbox.js';
 import { setReadMark } from '../../model/read-state.js';
+import { directGroupsOf } from '../../model/groups.js';
+import type { WriteBatch } from '../../store/shard-store.js';
 
 export interface NewUser {
   email: string;
@@ -101,13 +104,27 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
   // registered with client_gravatar may drop it to null for Gravatar users.
   const person = userView(user, { clientGravatar: false, includeProfileData: true });
   batch.emit(realm.id, { type: 'realm_user', op: 'add', person }, activeUserIds(realm));
+  emitGroupJoins(batch, realm, user);
   await batch.commit();
   await subscribeToDefaultChannels(shard, realm, user);
   return user;
 }
 
+/**
+ * A user who becomes active joins their groups (their role's system group at least): clients
+ * keep group members, so they are told, as the reference tells them, with user_group
+ * add_members. Deactivation needs no such event: clients drop deactivated users themselves.
+ */
+function emitGroupJoins(batch: WriteBatch, realm: RealmState, user: UserRecord): void {
+  const audience = activeUserIds(realm);
+  for (const groupId of directGroupsOf(realm, user)) {
+    batch.emit(realm.id, { type: 'user_group', op: 'add_members', group_id: groupId, user_ids: [user.id] }, audience);
+  }
+}
+
 async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], isActive: boolean): Promise<void> {
-  const batch = shard.batch();
+  const out = outbox(shard);
+  const { batch } = out;
   // In place: a request already holding this record (its authenticated user) sees the change.
   for (const user of users) {
     user.isActive = isActive;
@@ -118,8 +135,15 @@ async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], i
   const recipients = activeUserIds(realm);
   for (const user of users) {
     batch.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: isActive } }, recipients);
+    if (isActive) emitGroupJoins(batch, realm, user);
   }
-  await batch.commit();
+  // Subscriber lists leave deactivated users out, and clients drop them on deactivation; on
+  // reactivation they are told the user is back, as the reference tells them, with peer_add.
+  if (isActive) {
+    const pairs = users.flatMap((user) => [...realm.subscriptionsOf(user.id).keys()].flatMap((id) => (realm.streams.get(id) ? [{ user, stream: realm.streams.get(id)! }] : [])));
+    queuePeerEvents(realm, out, 'peer_add', pairs);
+  }
+  await flush(shard, realm, out);
 }
 
 /**

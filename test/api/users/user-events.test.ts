@@ -59,8 +59,13 @@ t.test('realm_user events of user creation, deactivation and reactivation', asyn
     await doReactivateUser(shard, realm, ann);
     t.equal(realm.users.get(ann.id)!.isActive, true, 'the user is active');
     t.equal(realm.users.get(bot.id)!.isActive, false, 'their bot stays deactivated, as in the reference');
-    t.same(seen.map((s) => s.event), [{ type: 'realm_user', op: 'update', person: { user_id: ann.id, is_active: true } }], 'one update');
-    t.same(seen[0].to, [owner.id, ann.id], 'sent to the active users, the reactivated one included');
+    const updates = seen.filter((s) => s.event.type === 'realm_user');
+    t.same(updates.map((s) => s.event), [{ type: 'realm_user', op: 'update', person: { user_id: ann.id, is_active: true } }], 'one update');
+    t.same(updates[0].to, [owner.id, ann.id], 'sent to the active users, the reactivated one included');
+    // Clients dropped the user from group members and subscriber lists on deactivation.
+    t.match(seen.find((s) => s.event.type === 'user_group')?.event, { op: 'add_members', user_ids: [ann.id] }, 'back in their role group');
+    t.match(seen.find((s) => s.event.type === 'subscription')?.event, { op: 'peer_add', user_ids: [ann.id] }, 'back in their channels\' subscriber lists');
+    for (const s of seen) t.doesNotThrow(() => checkEvent(s.event), `${s.event.type} matches the reference schema`);
   });
 
   t.test('the changes are durable', async (t) => {

@@ -1,0 +1,279 @@
+/**
+ * A client's view of the server: a POST /register snapshot, kept current by applying events the
+ * way Zulip clients do (the reference's own test does this server-side, apply_events). The
+ * convergence tests apply an action's events to a snapshot taken before it and compare the
+ * result with a fresh snapshot.
+ */
+type State = Record<string, any>;
+type Event = Record<string, any>;
+
+interface Unread {
+  pms: { other_user_id: number; sender_id?: number; unread_message_ids: number[] }[];
+  streams: { stream_id: number; topic: string; unread_message_ids: number[] }[];
+  huddles: { user_ids_string: string; unread_message_ids: number[] }[];
+  mentions: number[];
+  count: number;
+}
+
+function dropIds(unread: Unread, ids: Set<number>): void {
+  for (const list of [unread.pms, unread.streams, unread.huddles]) {
+    for (const bucket of list) bucket.unread_message_ids = bucket.unread_message_ids.filter((id) => !ids.has(id));
+  }
+  unread.pms = unread.pms.filter((b) => b.unread_message_ids.length > 0);
+  unread.streams = unread.streams.filter((b) => b.unread_message_ids.length > 0);
+  unread.huddles = unread.huddles.filter((b) => b.unread_message_ids.length > 0);
+  unread.mentions = unread.mentions.filter((id) => !ids.has(id));
+}
+
+function addUnread(unread: Unread, me: number, id: number, where: { type: string; stream_id?: number; topic?: string; user_ids?: number[]; sender_id?: number }, mentioned: boolean): void {
+  const push = <T extends { unread_message_ids: number[] }>(list: T[], match: (b: T) => boolean, make: () => T) => {
+    let bucket = list.find(match);
+    if (!bucket) list.push((bucket = make()));
+    if (!bucket.unread_message_ids.includes(id)) bucket.unread_message_ids.push(id);
+    bucket.unread_message_ids.sort((a, b) => a - b);
+  };
+  if (where.type === 'stream') {
+    push(unread.streams, (b) => b.stream_id === where.stream_id && b.topic.toLowerCase() === where.topic!.toLowerCase(), () => ({ stream_id: where.stream_id!, topic: where.topic!, unread_message_ids: [] }));
+  } else {
+    const others = where.user_ids!.filter((u) => u !== me);
+    if (others.length <= 1) {
+      const other = others[0] ?? me;
+      push(unread.pms, (b) => b.other_user_id === other, () => ({ other_user_id: other, sender_id: other, unread_message_ids: [] }));
+    } else {
+      const key = [...where.user_ids!].sort((a, b) => a - b).join(',');
+      push(unread.huddles, (b) => b.user_ids_string === key, () => ({ user_ids_string: key, unread_message_ids: [] }));
+    }
+  }
+  if (mentioned && !unread.mentions.includes(id)) unread.mentions.push(id);
+}
+
+function recount(unread: Unread): void {
+  unread.count = [...unread.pms, ...unread.streams, ...unread.huddles].reduce((n, b) => n + b.unread_message_ids.length, 0);
+}
+
+function applyMessage(state: State, me: number, event: Event): void {
+  const msg = event.message;
+  if ('max_message_id' in state) state.max_message_id = Math.max(state.max_message_id, msg.id);
+  const flags: string[] = event.flags ?? [];
+  if (state.unread_msgs && !flags.includes('read')) {
+    const where = msg.type === 'stream' ? { type: 'stream', stream_id: msg.stream_id, topic: msg.subject } : { type: 'private', user_ids: msg.display_recipient.map((r: { id: number }) => r.id) };
+    addUnread(state.unread_msgs, me, msg.id, where, flags.some((f) => /mentioned/.test(f)));
+    recount(state.unread_msgs);
+  }
+  if (state.starred_messages && flags.includes('starred')) state.starred_messages.push(msg.id);
+  if (state.recent_private_conversations && msg.type === 'private') {
+    const ids = msg.display_recipient.map((r: { id: number }) => r.id).filter((id: number) => id !== me).sort((a: number, b: number) => a - b);
+    const key = ids.join(',');
+    const list = state.recent_private_conversations as { user_ids: number[]; max_message_id: number }[];
+    const found = list.find((c) => c.user_ids.join(',') === key);
+    if (found) found.max_message_id = Math.max(found.max_message_id, msg.id);
+    else list.push({ user_ids: ids, max_message_id: msg.id });
+    list.sort((a, b) => b.max_message_id - a.max_message_id);
+  }
+}
+
+function applyFlags(state: State, me: number, event: Event): void {
+  const ids = new Set<number>(event.messages);
+  if (event.flag === 'read' && state.unread_msgs) {
+    if (event.op === 'add') {
+      if (event.all) state.unread_msgs = { ...state.unread_msgs, pms: [], streams: [], huddles: [], mentions: [] };
+      else dropIds(state.unread_msgs, ids);
+    } else {
+      // message_details names the other participants of a direct message; the unread
+      // buckets are keyed by all of them, the user included.
+      for (const id of ids) {
+        const d = event.message_details[id];
+        const where = d.type === 'stream' ? { type: 'stream', stream_id: d.stream_id, topic: d.topic } : { type: 'private', user_ids: [...d.user_ids, me] };
+        addUnread(state.unread_msgs, me, id, where, d.mentioned === true);
+      }
+    }
+    recount(state.unread_msgs);
+  }
+  if (event.flag === 'starred' && state.starred_messages) {
+    if (event.op === 'add') state.starred_messages = [...new Set([...state.starred_messages, ...ids])].sort((a, b) => a - b);
+    else state.starred_messages = state.starred_messages.filter((id: number) => !ids.has(id));
+  }
+}
+
+function applyUpdateMessage(state: State, event: Event): void {
+  if (!state.unread_msgs) return;
+  // An edit that changes mentions carries the user's new flags: an unread message joins or
+  // leaves `mentions` with them.
+  if (Array.isArray(event.flags) && event.message_id !== undefined) {
+    const unread = state.unread_msgs as Unread;
+    const isUnread = [...unread.pms, ...unread.streams, ...unread.huddles].some((b) => b.unread_message_ids.includes(event.message_id));
+    const mentioned = event.flags.some((f: string) => /mentioned/.test(f));
+    unread.mentions = unread.mentions.filter((id) => id !== event.message_id);
+    if (isUnread && mentioned) unread.mentions.push(event.message_id);
+  }
+  if (event.new_stream_id === undefined && event.subject === undefined) return;
+  const ids = new Set<number>(event.message_ids);
+  for (const bucket of state.unread_msgs.streams as Unread['streams']) {
+    const moving = bucket.unread_message_ids.filter((id) => ids.has(id));
+    if (moving.length === 0) continue;
+    bucket.unread_message_ids = bucket.unread_message_ids.filter((id) => !ids.has(id));
+    for (const id of moving) addUnread(state.unread_msgs, -1, id, { type: 'stream', stream_id: event.new_stream_id ?? bucket.stream_id, topic: event.subject ?? bucket.topic }, false);
+  }
+  state.unread_msgs.streams = state.unread_msgs.streams.filter((b: { unread_message_ids: number[] }) => b.unread_message_ids.length > 0);
+}
+
+function applySubscription(state: State, me: number, event: Event): void {
+  const subs = state.subscriptions as any[] | undefined;
+  if (!subs) return;
+  switch (event.op) {
+    case 'add':
+      for (const sub of event.subscriptions) {
+        state.unsubscribed = (state.unsubscribed ?? []).filter((s: any) => s.stream_id !== sub.stream_id);
+        state.never_subscribed = (state.never_subscribed ?? []).filter((s: any) => s.stream_id !== sub.stream_id);
+        subs.push(sub);
+      }
+      break;
+    case 'remove':
+      // The user leaves the subscriber list (no peer event tells them that), and the channel's
+      // unread messages stop counting.
+      for (const gone of event.subscriptions) {
+        const i = subs.findIndex((s) => s.stream_id === gone.stream_id);
+        if (i < 0) continue;
+        const [sub] = subs.splice(i, 1);
+        if (sub.subscribers) sub.subscribers = sub.subscribers.filter((id: number) => id !== me);
+        state.unsubscribed?.push(sub);
+        const unread = state.unread_msgs as Unread | undefined;
+        if (unread) {
+          const ids = new Set(unread.streams.filter((b) => b.stream_id === gone.stream_id).flatMap((b) => b.unread_message_ids));
+          dropIds(unread, ids);
+          recount(unread);
+        }
+      }
+      break;
+    case 'update':
+      for (const sub of subs) if (sub.stream_id === event.stream_id) sub[event.property] = event.value;
+      break;
+    case 'peer_add':
+    case 'peer_remove':
+      for (const list of [subs, state.unsubscribed ?? [], state.never_subscribed ?? []]) {
+        for (const sub of list) {
+          if (!event.stream_ids.includes(sub.stream_id) || !sub.subscribers) continue;
+          const set = new Set<number>(sub.subscribers);
+          for (const u of event.user_ids) event.op === 'peer_add' ? set.add(u) : set.delete(u);
+          sub.subscribers = [...set].sort((a, b) => a - b);
+        }
+      }
+      break;
+  }
+}
+
+function applyStream(state: State, event: Event): void {
+  if (event.op === 'create') {
+    for (const stream of event.streams) {
+      state.streams?.push(stream);
+      if (state.never_subscribed && !state.subscriptions?.some((s: any) => s.stream_id === stream.stream_id)) {
+        state.never_subscribed.push({ ...stream, subscribers: [] });
+      }
+    }
+  } else if (event.op === 'delete') {
+    const ids = new Set(event.streams.map((s: { stream_id: number }) => s.stream_id));
+    for (const key of ['streams', 'subscriptions', 'unsubscribed', 'never_subscribed']) {
+      if (state[key]) state[key] = state[key].filter((s: any) => !ids.has(s.stream_id));
+    }
+  } else if (event.op === 'update') {
+    for (const key of ['streams', 'subscriptions', 'unsubscribed', 'never_subscribed']) {
+      for (const s of state[key] ?? []) if (s.stream_id === event.stream_id) s[event.property] = event.value;
+    }
+  }
+}
+
+function applyRealmUser(state: State, event: Event): void {
+  if (!state.realm_users) return;
+  if (event.op === 'add') {
+    // Which list a person is in says whether they are active; /register leaves is_active out.
+    const { is_active: _implied, ...person } = event.person;
+    state.realm_users.push(person);
+  } else if (event.op === 'update') {
+    const { user_id, ...change } = event.person;
+    const person = state.realm_users.find((u: any) => u.user_id === user_id) ?? state.realm_non_active_users?.find((u: any) => u.user_id === user_id);
+    if (!person) return;
+    const { is_active: active, ...rest } = change;
+    Object.assign(person, rest);
+    if (active !== undefined) {
+      state.realm_users = state.realm_users.filter((u: any) => u.user_id !== user_id);
+      state.realm_non_active_users = (state.realm_non_active_users ?? []).filter((u: any) => u.user_id !== user_id);
+      (active ? state.realm_users : state.realm_non_active_users).push(person);
+      // "Clients must remove deactivated users from their group records", and from subscriber
+      // lists (at this feature level no peer_remove says so).
+      if (!active) {
+        for (const g of state.realm_user_groups ?? []) g.members = g.members.filter((id: number) => id !== user_id);
+        for (const key of ['subscriptions', 'unsubscribed', 'never_subscribed']) {
+          for (const s of state[key] ?? []) if (s.subscribers) s.subscribers = s.subscribers.filter((id: number) => id !== user_id);
+        }
+      }
+    }
+  } else if (event.op === 'remove') {
+    state.realm_users = state.realm_users.filter((u: any) => u.user_id !== event.person.user_id);
+  }
+}
+
+/** Applies one event to `state` (a /register snapshot of user `me`), in place. */
+export function applyEvent(state: State, me: number, event: Event): void {
+  switch (event.type) {
+    case 'message':
+      return applyMessage(state, me, event);
+    case 'update_message_flags':
+      return applyFlags(state, me, event);
+    case 'delete_message':
+      if (state.unread_msgs) {
+        dropIds(state.unread_msgs, new Set(event.message_ids ?? [event.message_id]));
+        recount(state.unread_msgs);
+      }
+      if (state.starred_messages) state.starred_messages = state.starred_messages.filter((id: number) => !(event.message_ids ?? [event.message_id]).includes(id));
+      // A conversation whose newest message is gone: its previous one is unknown here, so the
+      // conversation is dropped, as the reference's own apply_events does.
+      if (state.recent_private_conversations && event.message_type === 'private') {
+        const gone = new Set(event.message_ids ?? [event.message_id]);
+        state.recent_private_conversations = state.recent_private_conversations.filter((c: { max_message_id: number }) => !gone.has(c.max_message_id));
+      }
+      return;
+    case 'update_message':
+      return applyUpdateMessage(state, event);
+    case 'subscription':
+      return applySubscription(state, me, event);
+    case 'stream':
+      return applyStream(state, event);
+    case 'realm_user':
+      return applyRealmUser(state, event);
+    case 'realm':
+      if (event.op === 'update') state[`realm_${event.property}`] = event.value;
+      if (event.op === 'update_dict') for (const [k, v] of Object.entries(event.data)) state[`realm_${k}`] = v;
+      return;
+    case 'user_group':
+      for (const g of state.realm_user_groups ?? []) {
+        if (g.id !== event.group_id) continue;
+        if (event.op === 'add_members') g.members = [...new Set([...g.members, ...event.user_ids])].sort((a: number, b: number) => a - b);
+        if (event.op === 'remove_members') g.members = g.members.filter((id: number) => !event.user_ids.includes(id));
+      }
+      return;
+    case 'realm_linkifiers':
+      state.realm_linkifiers = event.realm_linkifiers;
+      return;
+  }
+}
+
+/** Sorts the lists whose order carries no meaning, so that two snapshots compare as sets. */
+export function normalized(state: State): State {
+  const copy = structuredClone(state);
+  const byId = (key: string) => (a: any, b: any) => a[key] - b[key];
+  for (const key of ['subscriptions', 'unsubscribed', 'never_subscribed', 'streams']) copy[key]?.sort(byId('stream_id'));
+  for (const key of ['realm_users', 'realm_non_active_users']) copy[key]?.sort(byId('user_id'));
+  const unread = copy.unread_msgs as Unread | undefined;
+  if (unread) {
+    unread.streams.sort((a, b) => a.stream_id - b.stream_id || a.topic.localeCompare(b.topic));
+    unread.pms.sort((a, b) => a.other_user_id - b.other_user_id);
+    unread.huddles.sort((a, b) => a.user_ids_string.localeCompare(b.user_ids_string));
+    unread.mentions.sort((a, b) => a - b);
+    for (const b of [...unread.streams, ...unread.pms, ...unread.huddles]) b.unread_message_ids.sort((x, y) => x - y);
+  }
+  copy.starred_messages?.sort((a: number, b: number) => a - b);
+  for (const g of copy.realm_user_groups ?? []) g.members?.sort((a: number, b: number) => a - b);
+  delete copy.queue_id;
+  delete copy.last_event_id;
+  return copy;
+}
