@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { doMarkAllAsRead } from '../api/messages/flags-actions.js';
 import { doSendMessage } from '../api/messages/send.js';
 import { createStream } from '../api/streams/actions.js';
 import { addSubscriptions, subscribeToDefaultChannels } from '../api/subscriptions/actions.js';
@@ -34,6 +35,8 @@ export interface SeedResult {
 }
 
 const IN_FLIGHT = 256;
+/** The newest messages stay unread; the rest are read by everyone. */
+const UNREAD_TAIL = 1000;
 /** The first channel has exactly this many subscribers: the bench's fan-out scenario. */
 const FANOUT_SUBSCRIBERS = 50;
 const WORDS = ['deploy', 'review', 'lunch', 'release', 'bug', 'idea', 'plan', 'meeting', 'docs', 'test', 'the', 'a', 'is', 'ready', 'soon', 'why', 'again'];
@@ -76,9 +79,10 @@ async function seedChannels(shard: Shard, realm: RealmState, users: UserRecord[]
   return channels;
 }
 
-async function seedMessages(shard: Shard, realm: RealmState, users: UserRecord[], channels: StreamRecord[], topics: string[], count: number, random: () => number): Promise<void> {
+async function seedMessages(shard: Shard, realm: RealmState, users: UserRecord[], channels: StreamRecord[], topics: string[], count: number, random: () => number, first: number): Promise<void> {
   let sent = 0;
-  let next = 0;
+  let next = first;
+  count += first;
   const started = Date.now();
   const one = async (): Promise<void> => {
     while (next < count) {
@@ -113,7 +117,13 @@ async function seed(opts: SeedOptions): Promise<void> {
       const channels = await seedChannels(shard, realm, users, counts.channels, random);
       console.error(`seeded ${users.length} users and ${channels.length} channels in ${Date.now() - started} ms`);
       const topics = Array.from({ length: counts.topics }, (_, i) => `topic ${i}`);
-      await seedMessages(shard, realm, users, channels, topics, counts.messages, random);
+      // People read what they are sent: everything but the newest messages starts out read, as
+      // in a realm in use (a user with 50,000 unread messages is the reference's worst case,
+      // not its typical one). The read mark makes that one write per user.
+      const unread = Math.min(counts.messages, UNREAD_TAIL);
+      await seedMessages(shard, realm, users, channels, topics, counts.messages - unread, random, 0);
+      for (const user of users) await doMarkAllAsRead(shard, realm, user);
+      await seedMessages(shard, realm, users, channels, topics, unread, random, counts.messages - unread);
       console.error(`seeded ${counts.messages} messages in ${Date.now() - started} ms`);
       return {
         users: users.map((u) => ({ id: u.id, email: u.email, apiKey: u.apiKey })),
@@ -138,7 +148,7 @@ export function seedCommand(program: Command): void {
     .requiredOption('--realm <subdomain>', "the realm's subdomain ('' for the root realm)")
     .option('--users <n>', 'users bench0..bench<n-1>@bench.invalid (existing ones are reused)', '100')
     .option('--channels <n>', 'channels "bench 0".. ("bench 0" gets the first 50 users; the others about a fifth of all)', '5')
-    .option('--messages <n>', 'messages: nine in ten to channels (round-robin over channels and topics), one in ten direct', '1000')
+    .option('--messages <n>', 'messages: nine in ten to channels (round-robin over channels and topics), one in ten direct; all but the newest 1,000 read', '1000')
     .option('--topics <n>', 'topics per channel', '10')
     .option('--out <file>', 'write the JSON there (mode 0600) instead of printing it')
     .action(seed);
