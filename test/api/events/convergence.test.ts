@@ -1,56 +1,16 @@
 import t from 'tap';
-import { applyEvent, normalized } from '../../helpers/apply-events.js';
-import { checkEvent } from '../../helpers/openapi.js';
+import { convergenceHarness, type Viewer } from '../../helpers/convergence.js';
 import { createUser, startTestServer, type Credentials } from '../../helpers/server.js';
-
-/**
- * The reference server's convergence test, over HTTP: for each action, every viewer registers,
- * the action runs, and the events each viewer's queue received, applied to its snapshot, must
- * give exactly what a fresh POST /register returns.
- */
-const CAPABILITIES = { bulk_message_deletion: true, user_settings_object: true, empty_topic_name: true, stream_typing_notifications: true, include_deactivated_groups: true };
-/** The sections the client-side applier (helpers/apply-events.ts) keeps current. */
-const SECTIONS = ['max_message_id', 'unread_msgs', 'starred_messages', 'recent_private_conversations', 'subscriptions', 'unsubscribed', 'never_subscribed', 'streams', 'realm_users', 'realm_non_active_users', 'realm_linkifiers'];
-
-function comparable(state: Record<string, unknown>): Record<string, unknown> {
-  const picked: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(state)) if (SECTIONS.includes(k) || (k.startsWith('realm_') && k !== 'realm_presence_disabled')) picked[k] = v;
-  return normalized(picked);
-}
 
 t.test('events converge with a fresh snapshot', async (t) => {
   const ts = await startTestServer(t);
-  const owner: Credentials & { userId: number } = ts.owner;
+  const owner: Viewer = ts.owner;
   const ann = await createUser(ts, 'ann@example.com', 'Ann');
   const bob = await createUser(ts, 'bob@example.com', 'Bob');
   const cy = await createUser(ts, 'cy@example.com', 'Cy');
-  const as = (c: Credentials) => ts.as(c);
-  const ok = async (c: Credentials, method: string, path: string, params: Record<string, unknown> = {}) => {
-    const res = await as(c)(method, path, { params });
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
-  const register = (c: Credentials) => ok(c, 'POST', '/register', { client_capabilities: CAPABILITIES, include_subscribers: true, apply_markdown: true });
-  const everyone = [owner, ann, bob, cy];
-
-  /** Runs `action` between snapshots of each viewer and checks that they converge. */
-  const converges = (name: string, action: () => Promise<unknown>, viewers: (Credentials & { userId: number })[] = everyone) =>
-    t.test(name, async (t) => {
-      const before = await Promise.all(viewers.map(register));
-      await action();
-      for (const [i, viewer] of viewers.entries()) {
-        const got = await ok(viewer, 'GET', '/events', { queue_id: before[i].queue_id, last_event_id: -1, dont_block: true });
-        const state = structuredClone(before[i]);
-        for (const event of got.events) {
-          t.doesNotThrow(() => checkEvent(event), `${viewer.email}: ${event.type} ${event.op ?? ''} matches the reference schema`);
-          applyEvent(state, viewer.userId, event);
-        }
-        const fresh = await register(viewer);
-        t.same(comparable(state), comparable(fresh), `${viewer.email}: snapshot + ${got.events.length} events = a fresh snapshot`);
-        await ok(viewer, 'DELETE', '/events', { queue_id: before[i].queue_id });
-        await ok(viewer, 'DELETE', '/events', { queue_id: fresh.queue_id });
-      }
-    });
+  const everyone: Viewer[] = [owner, ann, bob, cy];
+  const { ok, converges: convergesFor } = convergenceHarness(t, ts);
+  const converges = (name: string, action: () => Promise<unknown>, viewers: Viewer[] = everyone) => convergesFor(name, action, viewers);
 
   const send = (c: Credentials, params: Record<string, unknown>) => ok(c, 'POST', '/messages', params).then((b) => b.id as number);
   const ids: Record<string, number> = {};
