@@ -19,7 +19,7 @@ export class Shard {
   /** The shard's clock for timers (event queues now; scheduled sends and retries later). */
   readonly wheel = new TimerWheel();
   private readonly seq = new Map<string, number>();
-  private readonly pending = new PendingWrites();
+  private readonly pending: PendingWrites;
 
   private constructor(
     readonly index: number,
@@ -27,6 +27,7 @@ export class Shard {
     readonly store: ShardStore,
     readonly messageIds: MessageIds,
   ) {
+    this.pending = new PendingWrites([store.messages]);
     this.events.ephemeral = (events) => {
       this.batch()
         .emitEphemeral(events)

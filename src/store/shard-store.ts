@@ -124,6 +124,20 @@ export type Key = string | number | (string | number)[];
  */
 export class PendingWrites {
   private readonly byDb = new Map<Database, Map<string, { value: unknown }>>();
+  /**
+   * Decoded rows of the tables named in the constructor, most recently read last. Decoding a
+   * message costs more than reading it (msgpack, two copies of its content), and history reads
+   * come back to the same recent messages, as the reference's memcached message cache assumes.
+   * A write drops the row here when it is made; until its commit, reads find it in `byDb`, and
+   * after, they decode the committed row again. Rows are never modified in place (actions copy
+   * a record before changing it), so readers may share one object.
+   */
+  private readonly cached = new Map<Database, Map<Key, unknown>>();
+
+  constructor(cachedTables: Database[] = [], private readonly cacheSize = 4096) {
+    for (const db of cachedTables) this.cached.set(db, new Map());
+  }
+
   /** Transactions begun and not yet committed, and who waits for there to be none. */
   private inFlight = 0;
   private waiters: (() => void)[] = [];
@@ -151,6 +165,7 @@ export class PendingWrites {
   }
 
   set(db: Database, key: Key, value: unknown): { value: unknown } {
+    this.cached.get(db)?.delete(key);
     let map = this.byDb.get(db);
     if (!map) this.byDb.set(db, (map = new Map()));
     const entry = { value };
@@ -165,8 +180,24 @@ export class PendingWrites {
   }
 
   read<T>(db: Database, key: Key): T | undefined {
-    const entry = this.byDb.get(db)?.get(JSON.stringify(key));
-    return (entry ? entry.value : db.get(key)) as T | undefined;
+    const pending = this.byDb.get(db);
+    const entry = pending && pending.size > 0 ? pending.get(JSON.stringify(key)) : undefined;
+    if (entry) return entry.value as T | undefined;
+    const cache = this.cached.get(db);
+    // Only scalar keys: an array key is a new object at every call.
+    if (!cache || typeof key === 'object') return db.get(key) as T | undefined;
+    if (cache.has(key)) {
+      const value = cache.get(key);
+      cache.delete(key);
+      cache.set(key, value);
+      return value as T;
+    }
+    const value = db.get(key);
+    if (value !== undefined) {
+      cache.set(key, value);
+      if (cache.size > this.cacheSize) cache.delete(cache.keys().next().value!);
+    }
+    return value as T | undefined;
   }
 }
 
