@@ -70,11 +70,17 @@ export interface FlagUpdate {
  * Marking unread skips channels the user is not subscribed to, since unread messages live only
  * in subscribed channels. Checks everything before changing anything.
  */
-export async function doUpdateFlags(shard: Shard, realm: RealmState, user: UserRecord, ids: number[], flag: EditableFlag, adding: boolean): Promise<FlagUpdate> {
+export async function doUpdateFlags(shard: Shard, realm: RealmState, user: UserRecord, ids: (number | MessageRecord)[], flag: EditableFlag, adding: boolean): Promise<FlagUpdate> {
   const targets: MessageRecord[] = [];
   const ignored = new Set<number>();
-  for (const id of new Set(ids)) {
-    const msg = getMessage(shard, realm, id);
+  // A caller that has just read the messages (a narrow's range) passes them: thousands of
+  // messages are not decoded twice.
+  const seen = new Set<number>();
+  for (const item of ids) {
+    const id = typeof item === 'number' ? item : item.id;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const msg = typeof item === 'number' ? getMessage(shard, realm, id) : item;
     const readable = msg !== undefined && canAccessMessage(realm, user, msg);
     if (flag === 'read' && !adding && msg?.kind === 'stream' && !isSubscribed(realm, user.id, msg.streamId!)) {
       if (readable) ignored.add(msg.streamId!);

@@ -71,7 +71,7 @@ const updateFlagsForNarrow = operation<NarrowFlagParams>({
     const got = fetchRange(shard, realm, user, terms, plan, { anchor, includeAnchor: p.include_anchor, numBefore, numAfter });
     const ids = got.messages.map((m) => m.id);
     const { flag, adding } = checkFlagUpdate(p.flag, p.op);
-    const result = await doUpdateFlags(shard, realm, user, ids, flag, adding);
+    const result = await doUpdateFlags(shard, realm, user, got.messages, flag, adding);
     const body: Record<string, unknown> = {
       processed_count: ids.length,
       updated_count: result.changed.length,
