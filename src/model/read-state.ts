@@ -65,9 +65,31 @@ export function storedBits(shard: Shard, realm: RealmState, userId: number, msgI
   return shard.read<number>(shard.store.uflags, [realm.id, userId, msgId]) ?? 0;
 }
 
+/**
+ * storedBits for many messages at once: one range read over the user's sparse rows between the
+ * smallest and largest id, instead of a lookup per message (a page of history has 100).
+ */
+export function storedBitsOf(shard: Shard, realm: RealmState, userId: number, msgs: MessageRecord[]): Map<number, number> {
+  const out = new Map<number, number>();
+  if (msgs.length === 0) return out;
+  let min = msgs[0].id;
+  let max = min;
+  for (const m of msgs) {
+    if (m.id < min) min = m.id;
+    if (m.id > max) max = m.id;
+  }
+  for (const { key, value } of shard.store.uflags.getRange({ start: [realm.id, userId, min], end: [realm.id, userId, max + 0.5] })) {
+    out.set((key as number[])[2], value as number);
+  }
+  for (const m of msgs) {
+    const pending = shard.pendingWrite(shard.store.uflags, [realm.id, userId, m.id]);
+    if (pending) out.set(m.id, (pending.value as number | undefined) ?? 0);
+  }
+  return out;
+}
+
 /** The bits the API shows, read included, for one user and message. */
-export function flagBits(shard: Shard, realm: RealmState, userId: number, msg: MessageRecord): number {
-  const stored = storedBits(shard, realm, userId, msg.id);
+export function flagBits(shard: Shard, realm: RealmState, userId: number, msg: MessageRecord, stored = storedBits(shard, realm, userId, msg.id)): number {
   let bits = stored & ~READ_FLIP;
   if (received(realm, userId, msg)) {
     if (msg.id <= readMark(realm, userId) !== ((stored & READ_FLIP) !== 0)) bits |= FLAG.read;
@@ -83,8 +105,8 @@ export function flagNames(bits: number): string[] {
   return out;
 }
 
-export function userFlags(shard: Shard, realm: RealmState, userId: number, msg: MessageRecord): string[] {
-  return flagNames(flagBits(shard, realm, userId, msg));
+export function userFlags(shard: Shard, realm: RealmState, userId: number, msg: MessageRecord, stored?: number): string[] {
+  return flagNames(flagBits(shard, realm, userId, msg, stored));
 }
 
 /** Replaces a user's stored bits for a message, keeping uflagIdx in step. */

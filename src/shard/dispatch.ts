@@ -4,6 +4,7 @@ import { constantTimeEqual, parseBasic } from '../lib/auth.js';
 import { ApiError, internalErrorBody, invalidApiKey, realmDeactivated, unauthorized, userDeactivated } from '../lib/errors.js';
 import { log } from '../lib/log.js';
 import { parseParams } from '../lib/params.js';
+import { RawJson, stringifyWithRaw } from '../lib/raw-json.js';
 import type { RealmState } from '../model/realm-state.js';
 import { ROLE, type UserRecord } from '../model/types.js';
 import type { Shard } from './shard.js';
@@ -66,7 +67,8 @@ function checkRole(op: Operation, user: UserRecord | null): void {
 function success(fields: Record<string, unknown>, ignored: string[]): Reply {
   const body: Record<string, unknown> = { result: 'success', msg: '', ...fields };
   if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
-  return { status: 200, body: JSON.stringify(body) };
+  const raw = Object.values(fields).some((v) => v instanceof RawJson);
+  return { status: 200, body: raw ? stringifyWithRaw(body) : JSON.stringify(body) };
 }
 
 export function errorReply(err: ApiError): Reply {

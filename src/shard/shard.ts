@@ -100,6 +100,11 @@ export class Shard {
     }
   }
 
+  /** A row's uncommitted write, if any (`{value}`, undefined for a delete). */
+  pendingWrite(db: Database, key: Key): { value: unknown } | undefined {
+    return this.pending.peek(db, key);
+  }
+
   /** A stored row as this shard's own uncommitted writes have left it (store/shard-store.ts). */
   read<T>(db: Database, key: Key): T | undefined {
     return this.pending.read<T>(db, key);

@@ -182,6 +182,12 @@ export class PendingWrites {
     if (map?.get(k) === entry) map.delete(k);
   }
 
+  /** The uncommitted write of a row, if there is one: `{value}` (undefined for a delete). */
+  peek(db: Database, key: Key): { value: unknown } | undefined {
+    const pending = this.byDb.get(db);
+    return pending && pending.size > 0 ? pending.get(JSON.stringify(key)) : undefined;
+  }
+
   read<T>(db: Database, key: Key): T | undefined {
     const pending = this.byDb.get(db);
     const entry = pending && pending.size > 0 ? pending.get(JSON.stringify(key)) : undefined;

@@ -8,7 +8,9 @@ import { applyWith, narrowParam, parseNarrow } from './narrow.js';
 import { checkIncludeAnchor, fetchIds, fetchRange, parseAnchor } from './narrow-fetch.js';
 import { planNarrow } from './narrow-plan.js';
 import { searchFields, type SearchQuery } from './narrow-search.js';
-import { messageWithFlags, shownTopic, type MessageViewOptions } from './views.js';
+import { RawJson } from '../../lib/raw-json.js';
+import { storedBitsOf } from '../../model/read-state.js';
+import { messageJsonWithFlags, messageWithFlags, shownTopic, type MessageViewOptions } from './views.js';
 
 /** The most messages one GET /messages answers, as the reference limits it. */
 export const MAX_MESSAGES_PER_FETCH = 5000;
@@ -27,10 +29,13 @@ interface ListParams {
 }
 
 /** Messages as GET /messages shows them: the viewer's flags, and search highlights if any. */
-export function messageList(shard: Shard, realm: RealmState, viewer: UserRecord, msgs: MessageRecord[], opts: MessageViewOptions, search: SearchQuery | null): Record<string, unknown>[] {
+export function messageList(shard: Shard, realm: RealmState, viewer: UserRecord, msgs: MessageRecord[], opts: MessageViewOptions, search: SearchQuery | null): Record<string, unknown>[] | RawJson {
+  if (!search) {
+    const stored = storedBitsOf(shard, realm, viewer.id, msgs);
+    return RawJson.array(msgs.map((msg) => messageJsonWithFlags(shard, realm, viewer, msg, opts, stored.get(msg.id) ?? 0)));
+  }
   return msgs.map((msg) => {
     const view = messageWithFlags(shard, realm, viewer, msg, opts);
-    if (!search) return view;
     const topic = msg.kind === 'stream' ? shownTopic(msg.topic, opts.allowEmptyTopicName) : '';
     return { ...view, ...searchFields(msg.rendered, topic, search) };
   });

@@ -3,7 +3,7 @@ import { dmKey } from '../../model/message.js';
 import { userFlags } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
-import type { UserRecord } from '../../model/types.js';
+import type { RealmRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { avatarUrl } from '../users/views.js';
 import { topicLinks } from './render.js';
@@ -103,6 +103,42 @@ export function messageView(shard: Shard, realm: RealmState, viewer: UserRecord,
   if (msg.lastEditTs !== null) view.last_edit_timestamp = msg.lastEditTs;
   if (msg.lastMovedTs !== null) view.last_moved_timestamp = msg.lastMovedTs;
   return view;
+}
+
+interface CachedView {
+  /** The realm record it was made under: linkifiers and settings replace the record. */
+  realm: RealmRecord;
+  /** Sender and channel fields shown in the view, which change in place. */
+  stamp: string;
+  json: string;
+}
+
+/**
+ * Channel messages' views as JSON, per option set, for as long as their record lives (the shard
+ * keeps recent records decoded, store/shard-store.ts; an edit makes a new record). A channel
+ * message looks the same to every viewer but for its flags, so a history read of cached messages
+ * splices each one's flags into its JSON instead of building and serialising it again.
+ */
+const viewCache = new WeakMap<MessageRecord, (CachedView | undefined)[]>();
+
+function viewStamp(realm: RealmState, msg: MessageRecord): string {
+  const sender = realm.users.get(msg.senderId);
+  const stream = realm.streams.get(msg.streamId!);
+  return `${sender?.fullName}\u0000${sender?.email}\u0000${sender?.avatarSource}${sender?.avatarVersion}\u0000${stream?.name}`;
+}
+
+/** messageWithFlags, serialised. */
+export function messageJsonWithFlags(shard: Shard, realm: RealmState, viewer: UserRecord, msg: MessageRecord, opts: MessageViewOptions, stored?: number): string {
+  if (msg.kind !== 'stream') return JSON.stringify(messageWithFlags(shard, realm, viewer, msg, opts));
+  const slot = (opts.applyMarkdown ? 1 : 0) | (opts.clientGravatar ? 2 : 0) | (opts.allowEmptyTopicName ? 4 : 0);
+  const stamp = viewStamp(realm, msg);
+  let slots = viewCache.get(msg);
+  if (!slots) viewCache.set(msg, (slots = []));
+  let cached = slots[slot];
+  if (!cached || cached.realm !== realm.realm || cached.stamp !== stamp) {
+    cached = slots[slot] = { realm: realm.realm, stamp, json: JSON.stringify(messageView(shard, realm, viewer, msg, opts)) };
+  }
+  return `${cached.json.slice(0, -1)},"flags":${JSON.stringify(userFlags(shard, realm, viewer.id, msg, stored))}}`;
 }
 
 /** The view with the viewer's flags, as GET /messages and GET /messages/{id} return it. */
