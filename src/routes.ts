@@ -40,6 +40,7 @@ export const routes: readonly Route[] = [
   r('GET', '/users/me/subscriptions', 'subscriptions.list'),
   r('POST', '/users/me/subscriptions', 'subscriptions.add'),
   r('DELETE', '/users/me/subscriptions', 'subscriptions.remove'),
+  r('POST', '/users/me/subscriptions/properties', 'subscriptions.updateProperties'),
 
   r('POST', '/register', 'events.register'),
   r('GET', '/events', 'events.get'),

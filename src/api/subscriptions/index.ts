@@ -8,6 +8,7 @@ import { checkCanCreateChannel, checkStreamName, MAX_DESCRIPTION_LENGTH, parseGr
 import { CHANNEL_GROUP_SETTINGS } from '../streams/views.js';
 import { addSubscriptions, removeSubscriptions, type SubPair } from './actions.js';
 import { canRemoveOthers, checkColor, classifyForSubscribing, controlsUser, resolvePrincipals } from './checks.js';
+import { operations as propertyOperations } from './properties.js';
 import { subscriptionView } from './views.js';
 
 /** GET /users/me/subscriptions: the user's channels by name, archived ones left out. */
@@ -169,4 +170,5 @@ export const operations = {
   'subscriptions.list': list,
   'subscriptions.add': add,
   'subscriptions.remove': remove,
+  ...propertyOperations,
 };
