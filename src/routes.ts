@@ -35,6 +35,8 @@ export const routes: readonly Route[] = [
 
   r('GET', '/streams', 'streams.list'),
   r('GET', '/streams/{stream_id}', 'streams.get'),
+  r('PATCH', '/streams/{stream_id}', 'streams.update'),
+  r('DELETE', '/streams/{stream_id}', 'streams.archive'),
   r('GET', '/get_stream_id', 'streams.getId'),
 
   r('GET', '/users/me/subscriptions', 'subscriptions.list'),

@@ -171,13 +171,23 @@ function applyStream(state: State, event: Event): void {
       }
     }
   } else if (event.op === 'delete') {
-    const ids = new Set(event.streams.map((s: { stream_id: number }) => s.stream_id));
+    const ids = new Set<number>(event.stream_ids ?? event.streams.map((s: { stream_id: number }) => s.stream_id));
     for (const key of ['streams', 'subscriptions', 'unsubscribed', 'never_subscribed']) {
       if (state[key]) state[key] = state[key].filter((s: any) => !ids.has(s.stream_id));
     }
   } else if (event.op === 'update') {
     for (const key of ['streams', 'subscriptions', 'unsubscribed', 'never_subscribed']) {
-      for (const s of state[key] ?? []) if (s.stream_id === event.stream_id) s[event.property] = event.value;
+      for (const s of state[key] ?? []) {
+        if (s.stream_id !== event.stream_id) continue;
+        s[event.property] = event.value;
+        // The fields an update carries beside its property, and the ones clients derive.
+        if (event.property === 'description') s.rendered_description = event.rendered_description;
+        if (event.property === 'invite_only') {
+          s.history_public_to_subscribers = event.history_public_to_subscribers;
+          s.is_web_public = event.is_web_public;
+        }
+        if (event.property === 'stream_post_policy') s.is_announcement_only = event.value === 2;
+      }
     }
   }
 }
@@ -253,6 +263,9 @@ export function applyEvent(state: State, me: number, event: Event): void {
       return;
     case 'realm_linkifiers':
       state.realm_linkifiers = event.realm_linkifiers;
+      return;
+    case 'default_streams':
+      if ('realm_default_streams' in state) state.realm_default_streams = event.default_streams;
       return;
   }
 }

@@ -112,6 +112,21 @@ function shapeSubscriptions(realm: RealmState, queue: EventQueue, event: ShardEv
 }
 
 /**
+ * Archived channels reach only clients that declared archived_channels; the others were told the
+ * channel is gone (stream delete) and hear no more of it. An archiving's stream delete, marked
+ * `for_archiving`, goes to exactly those others.
+ */
+function shapeStream(realm: RealmState, archivedSupported: boolean, event: ShardEvent): ShardEvent[] {
+  if (event.op === 'delete' && 'for_archiving' in event) {
+    if (archivedSupported) return [];
+    const { for_archiving: _marker, ...rest } = event;
+    return [rest as ShardEvent];
+  }
+  if (event.op === 'update' && !archivedSupported && realm.streams.get(event.stream_id as number)?.isArchived) return [];
+  return [event];
+}
+
+/**
  * The copies of an event one queue receives: none (filtered out), one, or, for clients without
  * the bulk_message_deletion capability, one delete_message per message. `memo`, shared by the
  * queues one event goes to, lets them share the parts that do not depend on the queue.
@@ -133,7 +148,10 @@ export function shapeEvent(shard: Shard, realm: RealmState, queue: EventQueue, e
     case 'realm_user':
       return [shapePerson(realm, queue, event)];
     case 'subscription':
+      if (event.op === 'update' && !caps.archived_channels && realm.streams.get(event.stream_id as number)?.isArchived) return [];
       return [shapeSubscriptions(realm, queue, event)];
+    case 'stream':
+      return shapeStream(realm, caps.archived_channels === true, event);
     case 'realm_linkifiers':
       // Clients without linkifier_url_template get no linkifier events at all (level 176).
       return caps.linkifier_url_template ? [event] : [];

@@ -109,7 +109,7 @@ export function parseRetention(value: unknown): number | null {
 }
 
 /** A realm permission setting; guests never hold the channel-creation ones. */
-function realmPermits(realm: RealmState, user: UserRecord, setting: string): boolean {
+export function realmPermits(realm: RealmState, user: UserRecord, setting: string): boolean {
   if (isGuest(user)) return false;
   const value = realm.realm.settings[setting] as GroupSetting | undefined;
   return value !== undefined && userHasPermission(realm, user, value);

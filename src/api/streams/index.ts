@@ -2,6 +2,7 @@ import { badRequest } from '../../lib/errors.js';
 import type { StreamRecord } from '../../model/types.js';
 import { me, operation } from '../operation.js';
 import { hasContentAccess, hasMetadataAccess, isAdmin, isGuest, isSubscribed } from './access.js';
+import { operations as updateOperations } from './update.js';
 import { streamView } from './views.js';
 
 const bool = (dflt: boolean) => ({ type: 'boolean', default: dflt });
@@ -98,4 +99,5 @@ export const operations = {
   'streams.list': list,
   'streams.get': get,
   'streams.getId': getId,
+  ...updateOperations,
 };
