@@ -56,9 +56,10 @@ function expectedValue(realm: RealmState, old: unknown): string {
 
 /**
  * A {new, old} group-setting update (GroupSettingValueUpdate): the new value, checked, or null when
- * it is the current one. `old`, when given, must be the current value.
+ * it is the current one. `old`, when given, must be the current value. Changing the settings that
+ * admit users to a private channel needs content access to it.
  */
-function parseSettingUpdate(realm: RealmState, stream: StreamRecord, setting: string, raw: unknown): GroupSetting | null {
+function parseSettingUpdate(realm: RealmState, user: UserRecord, stream: StreamRecord, setting: string, raw: unknown): GroupSetting | null {
   const update = raw as { new?: unknown; old?: unknown };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || !('new' in update) || Object.keys(update).some((k) => k !== 'new' && k !== 'old')) {
     throw invalidArgument(setting, `${setting} is not a valid group setting update`);
@@ -67,8 +68,10 @@ function parseSettingUpdate(realm: RealmState, stream: StreamRecord, setting: st
   if (update.old !== undefined && expectedValue(realm, update.old) !== current) {
     throw badRequest("'old' value does not match the expected value.");
   }
-  const value = parseGroupSetting(realm, setting, update.new);
-  return normalized(realm, value) === current ? null : value;
+  if (expectedValue(realm, update.new) === current) return null;
+  // As the reference, content access is checked before the new value is.
+  if (NEEDS_CONTENT_ACCESS.has(setting) && !hasContentAccess(realm, user, stream)) throw contentAccessRequired();
+  return parseGroupSetting(realm, setting, update.new);
 }
 
 interface UpdateParams {
@@ -168,10 +171,8 @@ const update = operation<UpdateParams>({
     const groups: [string, GroupSetting][] = [];
     for (const setting of CHANNEL_GROUP_SETTINGS) {
       if (p[setting] === undefined) continue;
-      const value = parseSettingUpdate(realm, stream, setting, p[setting]);
-      if (value === null) continue;
-      if (NEEDS_CONTENT_ACCESS.has(setting) && !hasContentAccess(realm, user, stream)) throw contentAccessRequired();
-      groups.push([setting, value]);
+      const value = parseSettingUpdate(realm, user, stream, setting, p[setting]);
+      if (value !== null) groups.push([setting, value]);
     }
 
     const out = outbox(shard);
