@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import type { CreatedRealm } from './api/realm/actions.js';
 import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from './config.js';
 import { createFrontEnd } from './front/app.js';
+import { longPollHandler } from './front/longpoll.js';
 import { setLogLevel } from './lib/log.js';
 import { ShardPool } from './shard/pool.js';
 import { Directory } from './store/directory.js';
@@ -67,7 +68,11 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     });
     front.refreshRealms();
   }
-  handle = front.app.callback();
+  const koa = front.app.callback();
+  const longPoll = longPollHandler(front.realmFor, pool);
+  handle = (req, res) => {
+    if (!longPoll(req, res)) void koa(req, res);
+  };
   for (const [req, res] of early.splice(0)) handle(req, res);
 
   let closing: Promise<void> | null = null;

@@ -20,6 +20,8 @@ export interface FrontEnd {
   app: Koa;
   /** Re-reads the realm directory (after a realm is created). */
   refreshRealms(): void;
+  /** The realm a Host header names (throws noSuchRealm). */
+  realmFor(host: string): DirectoryEntry;
 }
 
 function send(ctx: Context, reply: Reply): void {
@@ -127,5 +129,5 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   app.use(router.routes());
   app.use(router.allowedMethods());
 
-  return { app, refreshRealms };
+  return { app, refreshRealms, realmFor };
 }

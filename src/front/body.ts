@@ -98,7 +98,7 @@ const parseOther = bodyParser({
 /** Parameter names starting with this are the front end's own (`__files`): clients cannot set them. */
 const INTERNAL = '__';
 
-function withoutInternal(input: Record<string, unknown>): Record<string, unknown> {
+export function withoutInternal(input: Record<string, unknown>): Record<string, unknown> {
   for (const key of Object.keys(input)) if (key.startsWith(INTERNAL)) delete input[key];
   return input;
 }
