@@ -9,6 +9,8 @@ export interface Creds {
 export interface ApiReply {
   status: number;
   body: any;
+  /** performance.now() when the whole body had arrived, before it was parsed. */
+  receivedAt: number;
 }
 
 export function basicAuth(creds: Creds): string {
@@ -51,13 +53,14 @@ export class Api {
     }
     const res = await this.pool.request({ method: method as 'GET', path: fullPath, headers, body, signal });
     const text = await res.body.text();
+    const receivedAt = performance.now();
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
       parsed = { result: 'error', msg: text.slice(0, 200) };
     }
-    return { status: res.statusCode, body: parsed };
+    return { status: res.statusCode, body: parsed, receivedAt };
   }
 
   /** The call, or an Error carrying the server's answer. */
