@@ -180,3 +180,15 @@ t.test('PATCH /settings under realm rules', async (t) => {
     t.equal((await ts.as(ann)('PATCH', '/settings', { params: { full_name: 'Ann B' } })).status, 200, 'a free name is fine');
   });
 });
+
+t.test('wrong old passwords count against the login attempt limit', async (t) => {
+  const ts = await startTestServer(t, { fetchApiKeyRateLimit: { failures: 3, windowSeconds: 600 } });
+  const ann = await createUser(ts, 'ann@example.com', 'Ann');
+  const change = (old_password: string) => ts.as(ann)('PATCH', '/settings', { params: { old_password, new_password: 'another-long-password' } });
+  for (let i = 0; i < 3; i++) t.equal((await change('wrong')).body.msg, 'Wrong password!', `attempt ${i + 1}: wrong password`);
+  const res = await change(ann.password);
+  t.equal(res.status, 400, 'then even the right one is refused');
+  t.match(res.body.msg, /^You're making too many attempts! Try again in \d+ seconds\.$/, "with the reference's message");
+  const login = await ts.request('POST', '/fetch_api_key', { params: { username: ann.email, password: ann.password }, auth: null });
+  t.equal(login.status, 429, 'and logins with the password are limited too');
+});
