@@ -24,6 +24,11 @@ export const routes: readonly Route[] = [
   r('PATCH', '/realm/filters/{filter_id}', 'linkifiers.update'),
   r('DELETE', '/realm/filters/{filter_id}', 'linkifiers.remove'),
 
+  r('PATCH', '/settings', 'settings.update'),
+  // Deprecated aliases since feature level 80, still used by older clients.
+  r('PATCH', '/settings/display', 'settings.update'),
+  r('PATCH', '/settings/notifications', 'settings.update'),
+
   r('GET', '/users', 'users.list'),
   r('POST', '/users', 'users.create'),
   r('GET', '/users/me', 'users.me'),

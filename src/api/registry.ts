@@ -6,6 +6,7 @@ import { operations as messages } from './messages/index.js';
 import { operations as presence } from './presence/index.js';
 import { operations as realm } from './realm/index.js';
 import { operations as server } from './server/index.js';
+import { operations as settings } from './settings/index.js';
 import { operations as streams } from './streams/index.js';
 import { operations as subscriptions } from './subscriptions/index.js';
 import { operations as typing } from './typing/index.js';
@@ -21,6 +22,7 @@ export const operations: Record<string, Operation<any>> = {
   ...presence,
   ...realm,
   ...server,
+  ...settings,
   ...streams,
   ...subscriptions,
   ...typing,

@@ -192,7 +192,8 @@ function applyStream(state: State, event: Event): void {
   }
 }
 
-function applyRealmUser(state: State, event: Event): void {
+function applyRealmUser(state: State, me: number, event: Event): void {
+  if (event.op === 'update' && event.person.user_id === me && event.person.full_name !== undefined && 'full_name' in state) state.full_name = event.person.full_name;
   if (!state.realm_users) return;
   if (event.op === 'add') {
     // Which list a person is in says whether they are active; /register leaves is_active out.
@@ -249,7 +250,7 @@ export function applyEvent(state: State, me: number, event: Event): void {
     case 'stream':
       return applyStream(state, event);
     case 'realm_user':
-      return applyRealmUser(state, event);
+      return applyRealmUser(state, me, event);
     case 'realm':
       if (event.op === 'update') state[`realm_${event.property}`] = event.value;
       if (event.op === 'update_dict') for (const [k, v] of Object.entries(event.data)) state[`realm_${k}`] = v;
@@ -266,6 +267,17 @@ export function applyEvent(state: State, me: number, event: Event): void {
       return;
     case 'default_streams':
       if ('realm_default_streams' in state) state.realm_default_streams = event.default_streams;
+      return;
+    // A client keeps the settings in the form it registered for: the user_settings object, or
+    // (without user_settings_object) flat top-level keys, which the legacy events update.
+    case 'user_settings':
+      if (event.op === 'update' && state.user_settings) state.user_settings[event.property] = event.value;
+      return;
+    case 'update_display_settings':
+      if (event.setting_name in state) state[event.setting_name] = event.setting;
+      return;
+    case 'update_global_notifications':
+      if (event.notification_name in state) state[event.notification_name] = event.setting;
       return;
   }
 }

@@ -95,14 +95,14 @@ export const EMOJISET_CHOICES = [
 ];
 
 /** The settings /register sends flat (update_display_settings) to clients without user_settings_object. */
-const LEGACY_DISPLAY = [
+export const LEGACY_DISPLAY: readonly string[] = [
   'color_scheme', 'default_language', 'web_home_view', 'demote_inactive_streams', 'emojiset', 'enable_drafts_synchronization',
   'enter_sends', 'fluid_layout_width', 'high_contrast_mode', 'left_side_userlist', 'starred_message_counts', 'translate_emoticons',
   'twenty_four_hour_time',
 ];
 
 /** The same for update_global_notifications. */
-const LEGACY_NOTIFICATIONS = [
+export const LEGACY_NOTIFICATIONS: readonly string[] = [
   'desktop_icon_count_display', 'email_notifications_batching_period_seconds', 'enable_desktop_notifications', 'enable_digest_emails',
   'enable_login_emails', 'enable_marketing_emails', 'enable_offline_email_notifications', 'enable_offline_push_notifications',
   'enable_online_push_notifications', 'enable_sounds', 'enable_stream_audible_notifications', 'enable_stream_desktop_notifications',

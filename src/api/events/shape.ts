@@ -152,6 +152,10 @@ export function shapeEvent(shard: Shard, realm: RealmState, queue: EventQueue, e
       return [shapeSubscriptions(realm, queue, event)];
     case 'stream':
       return shapeStream(realm, caps.archived_channels === true, event);
+    case 'update_display_settings':
+    case 'update_global_notifications':
+      // The legacy forms of user_settings, for clients that do not read the new one.
+      return caps.user_settings_object ? [] : [event];
     case 'realm_linkifiers':
       // Clients without linkifier_url_template get no linkifier events at all (level 176).
       return caps.linkifier_url_template ? [event] : [];

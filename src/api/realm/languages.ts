@@ -9,3 +9,16 @@ export const LANGUAGE_CODES: ReadonlySet<string> = new Set([
   'nl', 'no', 'pl', 'pt', 'pt-br', 'pt-pt', 'ro', 'ru', 'si', 'sl', 'sr', 'sv', 'ta', 'tl', 'tr',
   'uk', 'vi', 'zh-hans', 'zh-hant', 'zh-tw',
 ]);
+
+/**
+ * A language's name in that language ("Deutsch", "español"), as the reference's language list
+ * names it in the language_name of default_language events. ICU has the names; a code it does
+ * not know reads as itself.
+ */
+export function languageName(code: string): string {
+  try {
+    return new Intl.DisplayNames([code], { type: 'language' }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+}

@@ -7,7 +7,8 @@ import { AttemptLimiter } from './rate-limit.js';
 // One limiter per shard: the shard's thread is the only one that sees its realms' logins.
 const limiters = new WeakMap<Shard, AttemptLimiter>();
 
-function limiterOf(shard: Shard): AttemptLimiter {
+/** The shard's password-attempt limiter, shared by every check of a password (login, password change). */
+export function limiterOf(shard: Shard): AttemptLimiter {
   let limiter = limiters.get(shard);
   if (!limiter) {
     const { failures, windowSeconds } = shard.config.fetchApiKeyRateLimit;
@@ -16,6 +17,9 @@ function limiterOf(shard: Shard): AttemptLimiter {
   }
   return limiter;
 }
+
+/** Attempts are counted per realm and username, whichever endpoint the password is tried on. */
+export const attemptKey = (realmId: number, username: string) => `${realmId}:${username.toLowerCase()}`;
 
 // Checked against when the username is unknown, so a miss costs what a wrong password costs.
 let dummyHash: Promise<string> | null = null;
@@ -39,7 +43,7 @@ export const fetchApiKey = operation<{ username: string; password: string }>({
     const username = params.username.trim();
     if (!USERNAME.test(username)) throw badRequest('Enter a valid email address.');
     const limiter = limiterOf(shard);
-    const key = `${realm.id}:${username.toLowerCase()}`;
+    const key = attemptKey(realm.id, username);
     const wait = limiter.retryAfter(key);
     if (wait > 0) throw rateLimited(wait);
     limiter.record(key);

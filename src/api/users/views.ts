@@ -16,8 +16,16 @@ export function avatarUrl(user: UserRecord, clientGravatar: boolean): string | n
 
 /** `2019-10-20T07:50:53+00:00`: the reference's isoformat, which older Python clients can parse ('Z' they cannot). */
 export function isoTimestamp(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+  let text = isoCache.get(seconds);
+  if (text === undefined) {
+    // Every /register formats every user's date_joined: remember them (a user's never changes).
+    if (isoCache.size >= 100_000) isoCache.clear();
+    isoCache.set(seconds, (text = new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00')));
+  }
+  return text;
 }
+
+const isoCache = new Map<number, string>();
 
 export interface UserViewOptions {
   clientGravatar?: boolean;
