@@ -13,7 +13,8 @@ t.test('GET /messages: cached message views follow every change', async (t) => {
   const asBob = ts.as(bob);
   const sent = await asAnn('POST', '/messages', { params: { type: 'stream', to: 'general', topic: 'ticket #42', content: 'first' } });
   const id = sent.body.id as number;
-  const narrow = JSON.stringify([{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'ticket #42' }]);
+  const channel = (await asBob('GET', '/get_stream_id', { params: { stream: 'general' } })).body.stream_id as number;
+  const narrow = JSON.stringify([{ operator: 'channel', operand: channel }, { operator: 'topic', operand: 'ticket #42' }]);
   const read = async (as = asBob, params: Record<string, unknown> = {}) => {
     const res = await as('GET', '/messages', { params: { anchor: 'newest', num_before: 10, num_after: 0, narrow, ...params } });
     t.equal(res.status, 200, 'GET /messages succeeds');
@@ -37,6 +38,14 @@ t.test('GET /messages: cached message views follow every change', async (t) => {
   const link = await ts.request('POST', '/realm/filters', { params: { pattern: '#(?P<id>[0-9]+)', url_template: 'https://tracker.example.com/{id}' } });
   t.equal(link.status, 200, 'a linkifier is added');
   t.same((await read()).topic_links, [{ text: '#42', url: 'https://tracker.example.com/42' }], 'topic links follow the new linkifier');
+
+  const renamed = await asAnn('PATCH', '/settings', { params: { full_name: 'Ann Renamed' } });
+  t.equal(renamed.status, 200, 'the sender renames herself');
+  t.equal((await read()).sender_full_name, 'Ann Renamed', 'the new sender name shows');
+
+  const moved = await ts.request('PATCH', `/streams/${channel}`, { params: { new_name: 'lobby' } });
+  t.equal(moved.status, 200, 'the channel is renamed');
+  t.equal((await read()).display_recipient, 'lobby', 'the new channel name shows');
 
   t.match((await read(asBob, { apply_markdown: false })).content, 'second', 'another option set gets its own view');
   t.equal((await read(asBob, { apply_markdown: false })).content_type, 'text/x-markdown', 'with its own content type');
