@@ -205,6 +205,8 @@ function applyRealmUser(state: State, me: number, event: Event): void {
     if (!person) return;
     const { is_active: active, ...rest } = change;
     Object.assign(person, rest);
+    // The role event carries the role only; clients derive the flags from it.
+    if (rest.role !== undefined) Object.assign(person, { is_owner: rest.role === 100, is_admin: rest.role <= 200, is_guest: rest.role === 600 });
     if (active !== undefined) {
       state.realm_users = state.realm_users.filter((u: any) => u.user_id !== user_id);
       state.realm_non_active_users = (state.realm_non_active_users ?? []).filter((u: any) => u.user_id !== user_id);

@@ -38,13 +38,21 @@ function replaceStream(shard: Shard, realm: RealmState, out: Outbox, stream: Str
   const gained = after.filter((id) => !before.has(id));
   const lost = [...before].filter((id) => !afterSet.has(id));
   for (const event of events(next)) queueEvent(out, event, stayed);
-  if (gained.length > 0) {
-    queueEvent(out, { type: 'stream', op: 'create', streams: [streamView(realm, next)] }, gained);
-    const subscribers = activeSubscriberIds(realm, next.id);
-    if (subscribers.length > 0) queueEvent(out, { type: 'subscription', op: 'peer_add', stream_ids: [next.id], user_ids: subscribers }, gained);
-  }
-  if (lost.length > 0) queueEvent(out, { type: 'stream', op: 'delete', streams: [{ stream_id: next.id }], stream_ids: [next.id] }, lost);
+  queueSightChange(realm, out, next, gained, lost);
   return next;
+}
+
+/**
+ * Tells users who gained sight of a channel (stream create, and its subscribers as peer_add)
+ * and those who lost it (stream delete). A channel change or a user's role change causes it.
+ */
+export function queueSightChange(realm: RealmState, out: Outbox, stream: StreamRecord, gained: number[], lost: number[]): void {
+  if (gained.length > 0) {
+    queueEvent(out, { type: 'stream', op: 'create', streams: [streamView(realm, stream)] }, gained);
+    const subscribers = activeSubscriberIds(realm, stream.id);
+    if (subscribers.length > 0) queueEvent(out, { type: 'subscription', op: 'peer_add', stream_ids: [stream.id], user_ids: subscribers }, gained);
+  }
+  if (lost.length > 0) queueEvent(out, { type: 'stream', op: 'delete', streams: [{ stream_id: stream.id }], stream_ids: [stream.id] }, lost);
 }
 
 export interface PermissionChange {

@@ -1,7 +1,9 @@
 import { manageOperations } from './manage.js';
 import { readOperations } from './read.js';
+import { updateOperations } from './update.js';
 
 export const operations = {
   ...readOperations,
   ...manageOperations,
+  ...updateOperations,
 };

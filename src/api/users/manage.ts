@@ -1,11 +1,10 @@
-import { ApiError, badRequest, insufficientPermission } from '../../lib/errors.js';
+import { badRequest, insufficientPermission } from '../../lib/errors.js';
 import { ROLE } from '../../model/types.js';
 import { me, operation } from '../operation.js';
 import { canAdminUser, noSuchUser, userById } from './access.js';
+import { ownerRequired } from './update.js';
 import { activeHumanOwners, checkFullName, doCreateUser, doDeactivateUser, doReactivateUser, isValidEmail } from './actions.js';
 
-/** The reference's OrganizationOwnerRequiredError. */
-const ownerRequired = () => new ApiError('Must be an organization owner', { code: 'UNAUTHORIZED_PRINCIPAL' });
 
 /** The reference's default PASSWORD_MIN_LENGTH. */
 const PASSWORD_MIN_LENGTH = 6;

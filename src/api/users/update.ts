@@ -1,0 +1,109 @@
+import { ApiError, badRequest, insufficientPermission } from '../../lib/errors.js';
+import { directGroupsOf } from '../../model/groups.js';
+import type { RealmState } from '../../model/realm-state.js';
+import { ROLE, type Role, type UserRecord } from '../../model/types.js';
+import { flush, outbox, queueEvent } from '../../shard/outbox.js';
+import type { Shard } from '../../shard/shard.js';
+import { me, operation } from '../operation.js';
+import { defaultStreamIds } from '../events/register-channels.js';
+import { hasMetadataAccess } from '../streams/access.js';
+import { queueSightChange } from '../streams/changes.js';
+import { canAdminUser, userById } from './access.js';
+import { activeHumanOwners, activeUserIds, checkFullName } from './actions.js';
+
+const ROLES: readonly number[] = [ROLE.owner, ROLE.administrator, ROLE.moderator, ROLE.member, ROLE.guest];
+
+export const ownerRequired = () => new ApiError('Must be an organization owner', { code: 'UNAUTHORIZED_PRINCIPAL' });
+const adminRequired = () => new ApiError('Must be an organization administrator', { code: 'UNAUTHORIZED_PRINCIPAL' });
+
+/**
+ * A role change, as the reference's do_change_user_role tells clients: realm_user update with
+ * the role; user_group events for the role's system groups the user leaves and joins (members of
+ * system groups are derived from roles, so nothing else is written); and, for each channel the
+ * user gains or loses sight of (a guest sees only their own channels), stream create with its
+ * subscribers or stream delete; and the default channels, which guests are not shown.
+ */
+function changeRole(shard: Shard, realm: RealmState, out: ReturnType<typeof outbox>, user: UserRecord, role: Role): void {
+  const before = user.role;
+  const groupsBefore = new Set(directGroupsOf(realm, user));
+  const streams = [...realm.streams.values()];
+  const sawBefore = streams.map((s) => hasMetadataAccess(realm, user, s));
+  // In place: a request already holding this record (its authenticated user) sees the change.
+  user.role = role;
+  out.batch.put(shard.store.users, [realm.id, user.id], user);
+  const everyone = activeUserIds(realm);
+  queueEvent(out, { type: 'realm_user', op: 'update', person: { user_id: user.id, role } }, everyone);
+  const groupsAfter = directGroupsOf(realm, user);
+  for (const id of groupsBefore) {
+    if (!groupsAfter.includes(id)) queueEvent(out, { type: 'user_group', op: 'remove_members', group_id: id, user_ids: [user.id] }, everyone);
+  }
+  for (const id of groupsAfter) {
+    if (!groupsBefore.has(id)) queueEvent(out, { type: 'user_group', op: 'add_members', group_id: id, user_ids: [user.id] }, everyone);
+  }
+  if (!user.isActive) return;
+  // Guests are not shown the default channels.
+  if ((before === ROLE.guest) !== (role === ROLE.guest)) queueEvent(out, { type: 'default_streams', default_streams: defaultStreamIds(realm, user) }, [user.id]);
+  streams.forEach((stream, i) => {
+    const seesNow = hasMetadataAccess(realm, user, stream);
+    if (seesNow !== sawBefore[i]) queueSightChange(realm, out, stream, seesNow ? [user.id] : [], seesNow ? [] : [user.id]);
+  });
+}
+
+interface UpdateParams {
+  user_id: number;
+  full_name?: string;
+  role?: number;
+  profile_data?: { id: number; value: unknown }[];
+}
+
+/**
+ * PATCH /users/{user_id}: an administrator changes another user's name or role. As in the
+ * reference, deactivated users and bots can be edited, only owners grant or remove the owner
+ * role, the only owner keeps it, and name_changes_disabled does not apply to administrators.
+ * There are no custom profile fields, so any profile_data entry names an unknown field.
+ */
+const update = operation<UpdateParams>({
+  auth: 'user',
+  params: {
+    properties: {
+      user_id: { type: 'integer' },
+      full_name: { type: 'string' },
+      role: { type: 'integer' },
+      profile_data: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id', 'value'] } },
+    },
+    required: ['user_id'],
+  },
+  handler: async (ctx) => {
+    const actor = me(ctx);
+    const { shard, realm, params: p } = ctx;
+    const target = userById(realm, p.user_id);
+    if (!canAdminUser(actor, target)) throw insufficientPermission();
+    if (p.role !== undefined && !ROLES.includes(p.role)) throw badRequest('Invalid role');
+    const role = p.role !== undefined && p.role !== target.role ? (p.role as Role) : null;
+    if (role !== null) {
+      if ((role === ROLE.owner || target.role === ROLE.owner) && actor.role !== ROLE.owner) throw ownerRequired();
+      if (actor.role > ROLE.administrator) throw adminRequired();
+      const owners = activeHumanOwners(realm);
+      if (target.role === ROLE.owner && owners.length === 1 && owners[0].id === target.id) {
+        throw badRequest('The owner permission cannot be removed from the only organization owner.');
+      }
+    }
+    const fullName = p.full_name !== undefined && p.full_name.trim() !== '' && p.full_name !== target.fullName ? checkFullName(p.full_name) : null;
+    for (const entry of p.profile_data ?? []) throw badRequest(`Field id ${entry.id} not found.`);
+
+    if (role === null && (fullName === null || fullName === target.fullName)) return {};
+    const out = outbox(shard);
+    if (role !== null) changeRole(shard, realm, out, target, role);
+    if (fullName !== null && fullName !== target.fullName) {
+      target.fullName = fullName;
+      out.batch.put(shard.store.users, [realm.id, target.id], target);
+      queueEvent(out, { type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: fullName } }, activeUserIds(realm));
+    }
+    await flush(shard, realm, out);
+    return {};
+  },
+});
+
+export const updateOperations = {
+  'users.update': update,
+};
