@@ -35,7 +35,7 @@ export const routes: readonly Route[] = [
   // One route serves both /users/{user_id} and /users/{email}: a path segment cannot tell them
   // apart before the handler looks at it.
   r('GET', '/users/{user_id_or_email}', 'users.get'),
-  r('PATCH', '/users/{user_id}', 'users.update'),
+  r('PATCH', '/users/{user_id_or_email}', 'users.update'),
   r('DELETE', '/users/{user_id}', 'users.deactivate'),
   r('POST', '/users/{user_id}/reactivate', 'users.reactivate'),
 

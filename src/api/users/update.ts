@@ -8,7 +8,7 @@ import { me, operation } from '../operation.js';
 import { defaultStreamIds } from '../events/register-channels.js';
 import { hasMetadataAccess } from '../streams/access.js';
 import { queueSightChange } from '../streams/changes.js';
-import { canAdminUser, userById } from './access.js';
+import { canAdminUser, userByIdOrEmail } from './access.js';
 import { activeHumanOwners, activeUserIds, checkFullName } from './actions.js';
 
 const ROLES: readonly number[] = [ROLE.owner, ROLE.administrator, ROLE.moderator, ROLE.member, ROLE.guest];
@@ -50,14 +50,15 @@ function changeRole(shard: Shard, realm: RealmState, out: ReturnType<typeof outb
 }
 
 interface UpdateParams {
-  user_id: number;
+  user_id_or_email: string;
   full_name?: string;
   role?: number;
   profile_data?: { id: number; value: unknown }[];
 }
 
 /**
- * PATCH /users/{user_id}: an administrator changes another user's name or role. As in the
+ * PATCH /users/{user_id} and PATCH /users/{email} (one route: a path segment cannot tell them
+ * apart): an administrator changes another user's name or role. As in the
  * reference, deactivated users and bots can be edited, only owners grant or remove the owner
  * role, the only owner keeps it, and name_changes_disabled does not apply to administrators.
  * There are no custom profile fields, so any profile_data entry names an unknown field.
@@ -66,17 +67,17 @@ const update = operation<UpdateParams>({
   auth: 'user',
   params: {
     properties: {
-      user_id: { type: 'integer' },
+      user_id_or_email: { type: 'string' },
       full_name: { type: 'string' },
       role: { type: 'integer' },
       profile_data: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id', 'value'] } },
     },
-    required: ['user_id'],
+    required: ['user_id_or_email'],
   },
   handler: async (ctx) => {
     const actor = me(ctx);
     const { shard, realm, params: p } = ctx;
-    const target = userById(realm, p.user_id);
+    const target = userByIdOrEmail(shard, realm, p.user_id_or_email);
     if (!canAdminUser(actor, target)) throw insufficientPermission();
     if (p.role !== undefined && !ROLES.includes(p.role)) throw badRequest('Invalid role');
     const role = p.role !== undefined && p.role !== target.role ? (p.role as Role) : null;

@@ -51,6 +51,14 @@ t.test('PATCH /users/{user_id}', async (t) => {
     t.same(again.body.events, [], 'and tell nobody anything');
   });
 
+  t.test('PATCH /users/{email} does the same', async (t) => {
+    const res = await ts.as(admin)('PATCH', `/users/${encodeURIComponent(bob.email)}`, { params: { full_name: 'Bobby' } });
+    t.equal(res.status, 200, 'renamed by address');
+    t.equal((await user(bob.userId)).full_name, 'Bobby', 'the new name shows');
+    const none = await ts.as(admin)('PATCH', '/users/nobody@example.com', { params: { full_name: 'X' } });
+    t.equal(none.body.msg, 'No such user', 'an unknown address is no such user');
+  });
+
   t.test('a deactivated user can be renamed', async (t) => {
     const dee = await createUser(ts, 'dee@example.com', 'Dee');
     await ts.request('DELETE', `/users/${dee.userId}`);
