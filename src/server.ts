@@ -40,6 +40,9 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   }
 }
 
+/** How long a stop waits for requests in flight before it closes their connections. */
+const STOP_GRACE_MS = 5000;
+
 async function start(config: Config, lock: DataDirLock): Promise<RunningServer> {
   const directory = new Directory(config.dataDir);
   // Requests that arrive while the shards load wait here: none may run before every shard has
@@ -83,6 +86,9 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
         http.closeIdleConnections();
+        // A request still unanswered after the grace period (a client that stopped reading, a
+        // connection whose peer vanished without a FIN) must not keep the server from stopping.
+        setTimeout(() => http.closeAllConnections(), STOP_GRACE_MS).unref();
       });
       await pool.close();
       await directory.close();

@@ -128,8 +128,12 @@ export class Poller {
     }
   }
 
+  /** Stops polling and deletes the queue, as a client that exits cleanly does. */
   async stop(): Promise<void> {
     this.abort.abort();
     await this.done;
+    // An abandoned queue keeps every event it is sent until it expires (ten minutes): left
+    // behind, the 50 queues of one scenario would weigh on the next.
+    if (this.queueId) await this.api.call(this.creds, 'DELETE', '/events', { queue_id: this.queueId }).catch(() => undefined);
   }
 }
