@@ -1,7 +1,7 @@
 import { badRequest } from '../../lib/errors.js';
 import { me, operation } from '../operation.js';
 import { userByIdOrEmail } from '../users/access.js';
-import { doUpdatePresence, legacyPresence, OFFLINE_THRESHOLD_SECS, presenceRecord, realmPresences } from './presence.js';
+import { doUpdatePresence, legacyPresence, sharesPresence, OFFLINE_THRESHOLD_SECS, presenceRecord, realmPresences } from './presence.js';
 
 /** Presence endpoints. The state lives in the shard's memory only: see state.ts. */
 
@@ -34,7 +34,7 @@ const update = operation<UpdateParams>({
     const p = ctx.params;
     if (user.isBot) throw badRequest('This endpoint does not accept bot requests.');
     if (p.status !== 'active' && p.status !== 'idle') throw badRequest(`Invalid status: ${p.status}`);
-    doUpdatePresence(ctx.shard, ctx.realm, user, p.status);
+    if (sharesPresence(user)) doUpdatePresence(ctx.shard, ctx.realm, user, p.status);
     if (p.ping_only) return {};
     // Passing last_update_id is how a client asks for the modern format.
     const slim = p.slim_presence || p.last_update_id !== undefined;

@@ -2,6 +2,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
+import { userSetting } from '../events/register-settings.js';
 import { presenceOf, type PresenceRecord } from './state.js';
 
 /** The reference's presence settings (server_presence_* in /register). */
@@ -21,8 +22,12 @@ export type Status = 'active' | 'idle';
 
 const nowSecs = () => Math.floor(Date.now() / 1000);
 
-/** A user never reported active counts as active when they joined, as the reference has it. */
-const activeTime = (user: UserRecord, r: PresenceRecord) => r.lastActive ?? user.dateJoined;
+/**
+ * A user never reported active counts as active when they joined, as the reference has it, but
+ * never after their last connection: an invisible user who joined minutes ago must not read as
+ * active now (their record is back-dated, see doSwitchPresenceSharing).
+ */
+const activeTime = (user: UserRecord, r: PresenceRecord) => r.lastActive ?? Math.min(user.dateJoined, r.lastConnected);
 
 /** The modern format: the two timestamps. */
 export function modernPresence(user: UserRecord, r: PresenceRecord): Record<string, number> {
@@ -92,9 +97,10 @@ export function presenceRecord(shard: Shard, realm: RealmState, userId: number):
  * creates the record; later ones move the connection (and, when active, activity) time, but
  * not more than once per UPDATE_MIN_FREQ_SECS. A user who comes online, or who becomes active
  * after long enough that others may already show them offline, is announced to the realm by a
- * `presence` event, unless the realm is too big for that or has presence disabled.
+ * `presence` event, unless the realm is too big for that or has presence disabled. `force`
+ * announces the change whatever the realm (a user's own switch of invisible mode).
  */
-export function doUpdatePresence(shard: Shard, realm: RealmState, user: UserRecord, status: Status, now = nowSecs()): void {
+export function doUpdatePresence(shard: Shard, realm: RealmState, user: UserRecord, status: Status, now = nowSecs(), force = false): void {
   const store = presenceOf(shard).realm(realm.id);
   const old = store.records.get(user.id);
   const sinceActive = old?.lastActive != null ? now - old.lastActive : DAY;
@@ -109,19 +115,36 @@ export function doUpdatePresence(shard: Shard, realm: RealmState, user: UserReco
       record.lastActive = now;
       record.lastConnected = Math.max(record.lastConnected, now);
     }
-    if (record.lastActive === old.lastActive && record.lastConnected === old.lastConnected) return;
+    if (record.lastActive === old.lastActive && record.lastConnected === old.lastConnected && !force) return;
   }
   record.lastUpdateId = presenceOf(shard).nextUpdateId();
   store.set(user.id, record);
 
   const becameOnline = status === 'active' && sinceActive > OFFLINE_THRESHOLD_SECS - PRESENCE_PING_INTERVAL_SECS - 10;
-  if (realmSetting(realm, 'presence_disabled') === true || !(old === undefined || becameOnline)) return;
+  if (!force && (realmSetting(realm, 'presence_disabled') === true || !(old === undefined || becameOnline))) return;
   const audience: number[] = [];
   for (const u of realm.users.values()) if (u.isActive) audience.push(u.id);
-  if (audience.length > PRESENCE_EVENT_USER_LIMIT) return;
+  if (audience.length > PRESENCE_EVENT_USER_LIMIT && !force) return;
   shard.events.emit(
     realm.id,
     { type: 'presence', user_id: user.id, email: user.email, server_timestamp: Date.now() / 1000, presence: { website: legacyClientPresence(user, record) } },
     audience,
   );
+}
+
+/** Invisible mode: a user with presence_enabled off shares no presence; their reports change nothing. */
+export const sharesPresence = (user: UserRecord): boolean => userSetting(user, 'presence_enabled') !== false;
+
+/**
+ * A user switched invisible mode (presence_enabled), after the reference's do_change_user_setting.
+ * Turning it on counts as a report of activity now. Turning it off replaces the user's record
+ * by one that every client shows as offline (last seen a little past the offline threshold
+ * ago, with room for clock skew), which stays until they turn it on again. Either way the
+ * realm hears at once, so that the switch visibly takes effect.
+ */
+export function doSwitchPresenceSharing(shard: Shard, realm: RealmState, user: UserRecord, enabled: boolean): void {
+  const now = nowSecs();
+  if (enabled) return doUpdatePresence(shard, realm, user, 'active', now, true);
+  presenceOf(shard).realm(realm.id).records.delete(user.id);
+  doUpdatePresence(shard, realm, user, 'idle', now - OFFLINE_THRESHOLD_SECS - 120, true);
 }

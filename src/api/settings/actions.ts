@@ -7,6 +7,7 @@ import type { ShardEvent } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
 import { LEGACY_DISPLAY, LEGACY_NOTIFICATIONS, NOTIFICATION_SOUNDS, USER_SETTING_DEFAULTS, userSetting } from '../events/register-settings.js';
 import { LANGUAGE_CODES, languageName } from '../realm/languages.js';
+import { doSwitchPresenceSharing } from '../presence/presence.js';
 import { attemptKey, limiterOf } from '../server/fetch-api-key.js';
 import { activeUserIds, checkFullName } from '../users/actions.js';
 import { preferenceProperties } from './params.js';
@@ -171,4 +172,6 @@ export async function doUpdateSettings(shard: Shard, realm: RealmState, user: Us
   user.settings = settings;
   batch.put(shard.store.users, [realm.id, user.id], user);
   await batch.commit();
+  // Presence lives in memory only (presence/state.ts), so it follows the committed setting.
+  if (plan.settings.has('presence_enabled')) doSwitchPresenceSharing(shard, realm, user, plan.settings.get('presence_enabled') as boolean);
 }
