@@ -120,6 +120,17 @@ t.test('restricted user access for guests', async (t) => {
     t.same(dm.map((e) => [e.type, e.op ?? null]), [['realm_user', 'add'], ['message', null]], 'realm_user add, then the message');
     t.equal(dm[0].person.full_name, 'Bob Secret', 'the full person');
     t.equal((await ts.as(gus)('GET', `/users/${bob.userId}`)).body.user.full_name, 'Bob Secret', 'Bob is accessible now');
+
+    // Cy joins Gus's channel, then leaves it.
+    await ok(owner, 'POST', '/users/me/subscriptions', { subscriptions: [{ name: 'guests' }], principals: [cy.userId] });
+    // The queue is read from its start each time: pick the events about Cy.
+    const aboutCy = async () => (await events(gus, incompleteQ)).filter((e) => e.type === 'realm_user' && e.person.user_id === cy.userId);
+    const met = await aboutCy();
+    t.same(met.map((e) => [e.op, e.person.user_id, e.person.full_name]), [['add', cy.userId, 'Cy Renamed']], 'Gus meets Cy');
+    await ok(cy, 'DELETE', '/users/me/subscriptions', { subscriptions: ['guests'] });
+    const lost = (await aboutCy()).slice(1);
+    t.same(lost, [{ type: 'realm_user', op: 'remove', person: { user_id: cy.userId, full_name: 'Unknown user' }, id: lost[0]?.id }], 'and loses him: realm_user remove, as the reference sends it');
+    t.equal((await ts.as(gus)('GET', `/users/${cy.userId}`)).body.msg, 'Insufficient permission', 'Cy is out of reach again');
   });
 
   t.test('convergence', async (t) => {
