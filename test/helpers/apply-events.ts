@@ -192,13 +192,39 @@ function applyStream(state: State, event: Event): void {
   }
 }
 
-function applyRealmUser(state: State, me: number, event: Event): void {
+/** The reference's "Unknown user" placeholder, as /register lists it (is_active left out). */
+function unknownUser(state: State, userId: number): Record<string, unknown> {
+  return {
+    email: `user${userId}@${new URL(state.realm_url).hostname}`,
+    user_id: userId,
+    avatar_version: 1,
+    is_admin: false,
+    is_owner: false,
+    is_guest: false,
+    role: 400,
+    is_bot: false,
+    full_name: 'Unknown user',
+    timezone: '',
+    date_joined: '1970-01-01T00:00:00+00:00',
+    delivery_email: null,
+    avatar_url: '/static/images/unknown-user-avatar.png',
+    profile_data: {},
+  };
+}
+
+function applyRealmUser(state: State, me: number, event: Event, opts: ApplyOptions): void {
   if (event.op === 'update' && event.person.user_id === me && event.person.full_name !== undefined && 'full_name' in state) state.full_name = event.person.full_name;
   if (!state.realm_users) return;
+  const drop = (userId: number) => {
+    state.realm_users = state.realm_users.filter((u: any) => u.user_id !== userId);
+    if (state.realm_non_active_users) state.realm_non_active_users = state.realm_non_active_users.filter((u: any) => u.user_id !== userId);
+  };
   if (event.op === 'add') {
     // Which list a person is in says whether they are active; /register leaves is_active out.
-    const { is_active: _implied, ...person } = event.person;
-    state.realm_users.push(person);
+    // An add may replace an "Unknown user" placeholder: a guest met the user.
+    const { is_active: active, ...person } = event.person;
+    drop(person.user_id);
+    (active === false && state.realm_non_active_users ? state.realm_non_active_users : state.realm_users).push(person);
   } else if (event.op === 'update') {
     const { user_id, ...change } = event.person;
     const person = state.realm_users.find((u: any) => u.user_id === user_id) ?? state.realm_non_active_users?.find((u: any) => u.user_id === user_id);
@@ -221,12 +247,20 @@ function applyRealmUser(state: State, me: number, event: Event): void {
       }
     }
   } else if (event.op === 'remove') {
-    state.realm_users = state.realm_users.filter((u: any) => u.user_id !== event.person.user_id);
+    // A guest lost access: gone for clients with user_list_incomplete, else an "Unknown user"
+    // (the reference's apply_event).
+    drop(event.person.user_id);
+    if (!opts.userListIncomplete) state.realm_users.push(unknownUser(state, event.person.user_id));
   }
 }
 
+export interface ApplyOptions {
+  /** The snapshot was registered with the user_list_incomplete client capability. */
+  userListIncomplete?: boolean;
+}
+
 /** Applies one event to `state` (a /register snapshot of user `me`), in place. */
-export function applyEvent(state: State, me: number, event: Event): void {
+export function applyEvent(state: State, me: number, event: Event, opts: ApplyOptions = {}): void {
   switch (event.type) {
     case 'message':
       return applyMessage(state, me, event);
@@ -252,7 +286,7 @@ export function applyEvent(state: State, me: number, event: Event): void {
     case 'stream':
       return applyStream(state, event);
     case 'realm_user':
-      return applyRealmUser(state, me, event);
+      return applyRealmUser(state, me, event, opts);
     case 'realm':
       if (event.op === 'update') state[`realm_${event.property}`] = event.value;
       if (event.op === 'update_dict') for (const [k, v] of Object.entries(event.data)) state[`realm_${k}`] = v;

@@ -4,7 +4,9 @@ import type { RealmState } from '../../model/realm-state.js';
 import { groupSettingForApi, userHasRealmPermission } from '../../model/realm-settings.js';
 import { ROLE, type GroupRecord, type UserRecord } from '../../model/types.js';
 import { isAdmin } from '../streams/access.js';
-import { avatarUrl, userView } from '../users/views.js';
+import { avatarUrl, inaccessibleUserView, userView } from '../users/views.js';
+import { accessFilter } from '../../model/user-access.js';
+import type { Shard } from '../../shard/shard.js';
 
 /** The people sections of /register: realm_user, realm_bot and realm_user_groups. */
 
@@ -21,11 +23,22 @@ export function mediumAvatarUrl(user: UserRecord): string {
  * realm_users and realm_non_active_users hold every user, bots included, split on is_active and
  * without that field (the lists say it), in id order; then the user's own fields. There are no
  * system bots shared across realms here, so cross_realm_bots is empty.
+ *
+ * A restricted guest (model/user-access.ts) gets only the users they can access when the client
+ * declared user_list_incomplete; otherwise each other user is an "Unknown user" placeholder,
+ * which, like the reference's, claims to be active and so sits in realm_users.
  */
-export function realmUserSection(realm: RealmState, self: UserRecord, clientGravatar: boolean): Record<string, unknown> {
+export function realmUserSection(shard: Shard, realm: RealmState, self: UserRecord, clientGravatar: boolean, userListIncomplete: boolean): Record<string, unknown> {
   const active: Record<string, unknown>[] = [];
   const inactive: Record<string, unknown>[] = [];
+  const accessible = accessFilter(shard, realm, self);
   for (const user of [...realm.users.values()].sort((a, b) => a.id - b.id)) {
+    if (!accessible(user)) {
+      if (userListIncomplete) continue;
+      const { is_active: _placeholder, ...view } = inaccessibleUserView(realm.url, user.id);
+      active.push(view);
+      continue;
+    }
     const { is_active: _implied, ...view } = userView(user, { clientGravatar, includeProfileData: true });
     (user.isActive ? active : inactive).push(view);
   }

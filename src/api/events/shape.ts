@@ -146,6 +146,13 @@ export function shapeEvent(shard: Shard, realm: RealmState, queue: EventQueue, e
     case 'update_message':
       return [topicsShown(event, ['orig_subject', 'subject', 'topic'], caps.empty_topic_name)];
     case 'realm_user':
+      // A newcomer a guest cannot access: the "Unknown user" placeholder, which clients that
+      // declared user_list_incomplete do without (the reference's inaccessible_user marker).
+      if (event.inaccessible_user === true) {
+        if (caps.user_list_incomplete) return [];
+        const { inaccessible_user: _marker, ...rest } = event;
+        return [rest as Shaped];
+      }
       return [shapePerson(realm, queue, event)];
     case 'subscription':
       if (event.op === 'update' && !caps.archived_channels && realm.streams.get(event.stream_id as number)?.isArchived) return [];

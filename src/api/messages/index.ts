@@ -8,7 +8,7 @@ import { operations as history } from './history.js';
 import { operations as list } from './list.js';
 import { operations as reactions } from './reactions.js';
 import { operations as renderEndpoint } from './render-endpoint.js';
-import { checkCanPost, checkSendParams, clientName, defaultReadBySender, doSendMessage, normalizeContent, normalizeTopic, resolveRecipients, resolveStream } from './send.js';
+import { checkCanPost, checkCanReachRecipients, checkSendParams, clientName, defaultReadBySender, doSendMessage, normalizeContent, normalizeTopic, resolveRecipients, resolveStream } from './send.js';
 import { messageWithFlags } from './views.js';
 import { topicOperations } from './topics.js';
 
@@ -55,7 +55,9 @@ const send = operation<SendParams>({
       const msg = await doSendMessage(ctx.shard, realm, { ...common, stream, topic: normalizeTopic(realm, rawTopic) });
       return { id: msg.id };
     }
-    const msg = await doSendMessage(ctx.shard, realm, { ...common, recipients: resolveRecipients(realm, p.to) });
+    const recipients = resolveRecipients(realm, p.to);
+    checkCanReachRecipients(ctx.shard, realm, sender, recipients);
+    const msg = await doSendMessage(ctx.shard, realm, { ...common, recipients });
     return { id: msg.id };
   },
 });

@@ -11,6 +11,8 @@ import { activeSubscriberIds, hasContentAccess, isGuest, isSubscribed } from '..
 import { linkAttachments, notifyAttachments } from '../uploads/attachments.js';
 import { renderMessage, type Rendered } from './render.js';
 import { dmGroupKey, EMPTY_TOPIC_DISPLAY_NAME } from './views.js';
+import { canAccessUser, noteDirectMessage } from '../../model/user-access.js';
+import { AccessWatch } from '../users/access-events.js';
 
 /** The reference's limits (max_message_length, max_topic_length in /register). */
 export const MAX_MESSAGE_LENGTH = 10000;
@@ -88,6 +90,16 @@ export function resolveRecipients(realm: RealmState, to: unknown): UserRecord[] 
     users.set(user.id, user);
   }
   return [...users.values()];
+}
+
+/**
+ * A restricted guest may not write to users they cannot access (the reference's
+ * check_sender_can_access_recipients): that would both reach and reveal them.
+ */
+export function checkCanReachRecipients(shard: Shard, realm: RealmState, sender: UserRecord, recipients: UserRecord[]): void {
+  if (recipients.some((user) => !canAccessUser(shard, realm, sender, user))) {
+    throw badRequest('You do not have permission to access some of the recipients.');
+  }
 }
 
 /** Who may post to a channel: the reference's access_stream_for_send_message. */
@@ -179,6 +191,12 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
     lastMovedTs: null,
   };
   const attachments = linkAttachments(shard, batch, realm, msg);
+  // A direct message gives the guests in it access to the other participants: they hear of
+  // them (realm_user add) before the message that names them.
+  const dmUsers = isStream ? [] : participants.map((id) => realm.users.get(id)!);
+  const access = AccessWatch.of(shard, realm, dmUsers);
+  noteDirectMessage(shard, realm, dmUsers);
+  access?.send((event, ids) => batch.emit(realm.id, event, ids));
   insertMessage(shard, batch, msg);
   if (participants.length > 2 && shard.read(shard.store.meta, dmGroupKey(realm.id, participants)) === undefined) {
     batch.put(shard.store.meta, dmGroupKey(realm.id, participants), shard.allocate(batch, 'dmgroup'));

@@ -4,6 +4,7 @@ import type { GroupSetting, RealmRecord } from '../../model/types.js';
 import type { ShardEvent } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
 import { me, operation } from '../operation.js';
+import { AccessWatch } from '../users/access-events.js';
 import { checkRealmUpdate, updateRealmParams, type RealmUpdatePlan, type RealmUpdateParams } from './settings.js';
 
 // Settings whose events have the update_dict form for historical reasons; the reference sends
@@ -32,6 +33,7 @@ function activeUserIds(realm: RealmState): number[] {
  */
 export async function doUpdateRealm(shard: Shard, realm: RealmState, plan: RealmUpdatePlan): Promise<void> {
   if (plan.values.size === 0) return;
+  const access = plan.values.has('can_access_all_users_group') ? AccessWatch.forSettingChange(shard, realm) : null;
   const record: RealmRecord = { ...realm.realm, settings: { ...realm.realm.settings } };
   for (const [name, value] of plan.values) {
     if (name === 'name') record.name = value as string;
@@ -43,6 +45,10 @@ export async function doUpdateRealm(shard: Shard, realm: RealmState, plan: Realm
   batch.put(shard.store.realms, record.id, record);
   const userIds = activeUserIds(realm);
   for (const [name, value] of plan.values) batch.emit(realm.id, realmUpdateEvent(realm, name, value), userIds);
+  // The reference documents only the setting's own event, after which a client keeps users it
+  // may no longer see until it reloads. Here each guest is also told whom they gain or lose, so
+  // that no client goes on showing what the new setting hides.
+  access?.send((event, ids) => batch.emit(realm.id, event, ids));
   await batch.commit();
 }
 

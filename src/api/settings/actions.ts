@@ -9,7 +9,8 @@ import { LEGACY_DISPLAY, LEGACY_NOTIFICATIONS, NOTIFICATION_SOUNDS, USER_SETTING
 import { LANGUAGE_CODES, languageName } from '../realm/languages.js';
 import { doSwitchPresenceSharing } from '../presence/presence.js';
 import { attemptKey, limiterOf } from '../server/fetch-api-key.js';
-import { activeUserIds, checkFullName } from '../users/actions.js';
+import { checkFullName } from '../users/actions.js';
+import { usersWhoCanAccess } from '../../model/user-access.js';
 import { preferenceProperties } from './params.js';
 
 /**
@@ -131,7 +132,7 @@ export async function checkPasswordChange(shard: Shard, realm: RealmState, user:
 }
 
 /** The events one changed setting sends, as the reference's do_change_user_setting sends them. */
-function settingEvents(realm: RealmState, user: UserRecord, name: string, value: unknown): { event: ShardEvent; userIds: number[] }[] {
+function settingEvents(shard: Shard, realm: RealmState, user: UserRecord, name: string, value: unknown): { event: ShardEvent; userIds: number[] }[] {
   const own = [user.id];
   const languageField = name === 'default_language' ? { language_name: languageName(value as string) } : {};
   const out = [{ event: { type: 'user_settings', op: 'update', property: name, value, ...languageField } as ShardEvent, userIds: own }];
@@ -144,7 +145,7 @@ function settingEvents(realm: RealmState, user: UserRecord, name: string, value:
     out.push({ event: { type: 'update_display_settings', user: user.email, setting_name: name, setting: value, ...languageField }, userIds: own });
   }
   if (name === 'timezone') {
-    out.push({ event: { type: 'realm_user', op: 'update', person: { email: user.email, user_id: user.id, timezone: value } }, userIds: activeUserIds(realm) });
+    out.push({ event: { type: 'realm_user', op: 'update', person: { email: user.email, user_id: user.id, timezone: value } }, userIds: usersWhoCanAccess(shard, realm, user) });
   }
   return out;
 }
@@ -159,7 +160,7 @@ export async function doUpdateSettings(shard: Shard, realm: RealmState, user: Us
   if (passwordHash !== null) user.passwordHash = passwordHash;
   if (plan.fullName !== null) {
     user.fullName = plan.fullName;
-    batch.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, full_name: user.fullName } }, activeUserIds(realm));
+    batch.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, full_name: user.fullName } }, usersWhoCanAccess(shard, realm, user));
   }
   const settings = { ...user.settings };
   for (const [name, value] of plan.settings) {
@@ -167,7 +168,7 @@ export async function doUpdateSettings(shard: Shard, realm: RealmState, user: Us
     // Only what differs from the defaults is stored.
     else if (value === USER_SETTING_DEFAULTS[name]) delete settings[name];
     else settings[name] = value;
-    for (const { event, userIds } of settingEvents(realm, user, name, value)) batch.emit(realm.id, event, userIds);
+    for (const { event, userIds } of settingEvents(shard, realm, user, name, value)) batch.emit(realm.id, event, userIds);
   }
   user.settings = settings;
   batch.put(shard.store.users, [realm.id, user.id], user);

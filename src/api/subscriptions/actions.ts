@@ -6,6 +6,7 @@ import { activeSubscriberIds, hasMetadataAccess, isAdmin, metadataUserIds } from
 import { flush, outbox, queueEvent, type Outbox } from '../../shard/outbox.js';
 import { streamView } from '../streams/views.js';
 import { subscriptionView } from './views.js';
+import { AccessWatch } from '../users/access-events.js';
 
 /** The reference's palette for new subscriptions. */
 export const STREAM_COLORS = [
@@ -53,6 +54,7 @@ export function addSubscriptions(shard: Shard, realm: RealmState, out: Outbox, s
   const subscribed: SubPair[] = [];
   const already: SubPair[] = [];
   const newlyVisible: SubPair[] = [];
+  const access = AccessWatch.forSubscriptions(shard, realm, users, streams.map((s) => s.id));
   for (const user of users) {
     const fresh = streams.filter((s) => !realm.subscription(user.id, s.id));
     for (const stream of streams) if (!fresh.includes(stream)) already.push({ user, stream });
@@ -85,6 +87,8 @@ export function addSubscriptions(shard: Shard, realm: RealmState, out: Outbox, s
   }
   if (subscribed.length === 0) return { subscribed, already };
 
+  // Guests meet the channels' subscribers (and they the guest) before any event names them.
+  access?.send((event, ids) => queueEvent(out, event, ids));
   if (!opts.fromUserCreation) {
     for (const { user, stream } of newlyVisible) queueEvent(out, { type: 'stream', op: 'create', streams: [streamView(realm, stream)] }, [user.id]);
     for (const user of users) {
@@ -120,6 +124,7 @@ export function queuePeerEvents(realm: RealmState, out: Outbox, op: 'peer_add' |
 export function removeSubscriptions(shard: Shard, realm: RealmState, out: Outbox, streams: StreamRecord[], users: UserRecord[]): { removed: SubPair[]; notSubscribed: SubPair[] } {
   const removed: SubPair[] = [];
   const notSubscribed: SubPair[] = [];
+  const access = AccessWatch.forSubscriptions(shard, realm, users, streams.map((s) => s.id));
   for (const user of users) {
     for (const stream of streams) {
       if (!realm.subscription(user.id, stream.id)) {
@@ -145,6 +150,9 @@ export function removeSubscriptions(shard: Shard, realm: RealmState, out: Outbox
     }
   }
   queuePeerEvents(realm, out, 'peer_remove', removed);
+  // As the reference orders them: the subscription events, then realm_user remove to guests who
+  // no longer share anything with a user.
+  access?.send((event, ids) => queueEvent(out, event, ids));
   return { removed, notSubscribed };
 }
 

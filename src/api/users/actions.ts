@@ -3,7 +3,9 @@ import { badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { ROLE, type Role, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { userView } from './views.js';
+import { inaccessibleUserView } from './views.js';
+import { personForEvent } from './access-events.js';
+import { canAccessUser, usersWhoCanAccess } from '../../model/user-access.js';
 import { queuePeerEvents, subscribeToDefaultChannels } from '../subscriptions/actions.js';
 import { flush, outbox } from '../../shard/outbox.js';
 import { setReadMark } from '../../model/read-state.js';
@@ -101,9 +103,14 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
   // Nothing sent before the user existed is theirs to read.
   setReadMark(shard, batch, realm, user.id, shard.messageIds.current());
   // The full person, as the reference sends it; the avatar URL is computed here, and a queue
-  // registered with client_gravatar may drop it to null for Gravatar users.
-  const person = userView(user, { clientGravatar: false, includeProfileData: true });
-  batch.emit(realm.id, { type: 'realm_user', op: 'add', person }, activeUserIds(realm));
+  // registered with client_gravatar may drop it to null for Gravatar users. Guests who cannot
+  // access the newcomer (yet: the default channels may introduce them next) get the "Unknown
+  // user" placeholder, marked so that queues with user_list_incomplete drop it (events/shape.ts).
+  const knowing: number[] = [];
+  const unknowing: number[] = [];
+  for (const id of activeUserIds(realm)) (canAccessUser(shard, realm, realm.users.get(id)!, user) ? knowing : unknowing).push(id);
+  batch.emit(realm.id, { type: 'realm_user', op: 'add', person: personForEvent(user) }, knowing);
+  if (unknowing.length > 0) batch.emit(realm.id, { type: 'realm_user', op: 'add', person: inaccessibleUserView(realm.url, user.id), inaccessible_user: true }, unknowing);
   emitGroupJoins(batch, realm, user);
   await batch.commit();
   await subscribeToDefaultChannels(shard, realm, user);
@@ -131,10 +138,9 @@ async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], i
     batch.put(shard.store.users, [realm.id, user.id], user);
   }
   // Since feature level 222 (de)activation is a realm_user update carrying is_active, sent to
-  // the users who remain (or become) active.
-  const recipients = activeUserIds(realm);
+  // the users who remain (or become) active and can access the user (level 303).
   for (const user of users) {
-    batch.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: isActive } }, recipients);
+    batch.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: isActive } }, usersWhoCanAccess(shard, realm, user));
     if (isActive) emitGroupJoins(batch, realm, user);
   }
   // Subscriber lists leave deactivated users out, and clients drop them on deactivation; on

@@ -1,8 +1,9 @@
-import { badRequest, unauthorized } from '../../lib/errors.js';
+import { badRequest, insufficientPermission, unauthorized } from '../../lib/errors.js';
+import { accessFilter, canAccessUser } from '../../model/user-access.js';
 import { realmSetting } from '../../model/realm-settings.js';
 import { me, operation } from '../operation.js';
 import { userByIdOrEmail } from './access.js';
-import { ownUserView, userView } from './views.js';
+import { inaccessibleUserView, ownUserView, userView } from './views.js';
 
 /** The reference's name and our spec's name for the same flag; both are accepted. */
 const AVATAR_PARAMS = {
@@ -34,13 +35,15 @@ const getMe = operation({
  * GET /users: every user of the realm, active and deactivated, bots included, in id order.
  * Without credentials it answers only when the realm allows spectators (feature level 387), and
  * then with what the reference shows a spectator: no real emails, time zones or profile data.
+ * A restricted guest gets the "Unknown user" placeholder for each user they cannot access, as
+ * the reference's get_users_for_api does when no user_list_incomplete is passed.
  */
 const list = operation<AvatarParams & { user_ids?: number[] }>({
   auth: 'optional',
   params: {
     properties: { ...AVATAR_PARAMS, user_ids: { type: 'array', items: { type: 'integer' } } },
   },
-  handler: ({ realm, user, params }) => {
+  handler: ({ shard, realm, user, params }) => {
     const spectator = user === null;
     if (spectator && realmSetting(realm, 'enable_spectator_access') !== true) throw unauthorized();
     let users = [...realm.users.values()];
@@ -51,19 +54,26 @@ const list = operation<AvatarParams & { user_ids?: number[] }>({
     }
     users.sort((a, b) => a.id - b.id);
     const opts = { clientGravatar: clientGravatar(params), includeProfileData: params.include_custom_profile_fields === true, spectator };
-    return { members: users.map((u) => userView(u, opts)) };
+    const accessible = user ? accessFilter(shard, realm, user) : () => true;
+    return { members: users.map((u) => (accessible(u) ? userView(u, opts) : inaccessibleUserView(realm.url, u.id))) };
   },
 });
 
-/** GET /users/{user_id} and GET /users/{email}: deactivated users and bots included. */
+/**
+ * GET /users/{user_id} and GET /users/{email}: deactivated users and bots included. A user the
+ * requester cannot access is "Insufficient permission", as the reference's access_user_common
+ * answers (unknown ids and addresses stay "No such user").
+ */
 const get = operation<AvatarParams & { user_id_or_email: string }>({
   auth: 'user',
   params: {
     properties: { ...AVATAR_PARAMS, user_id_or_email: { type: 'string' } },
     required: ['user_id_or_email'],
   },
-  handler: ({ shard, realm, params }) => {
+  handler: (ctx) => {
+    const { shard, realm, params } = ctx;
     const target = userByIdOrEmail(shard, realm, params.user_id_or_email);
+    if (!canAccessUser(shard, realm, me(ctx), target)) throw insufficientPermission();
     return { user: userView(target, { clientGravatar: clientGravatar(params), includeProfileData: params.include_custom_profile_fields === true }) };
   },
 });

@@ -10,6 +10,8 @@ import { hasMetadataAccess } from '../streams/access.js';
 import { queueSightChange } from '../streams/changes.js';
 import { canAdminUser, userByIdOrEmail } from './access.js';
 import { activeHumanOwners, activeUserIds, checkFullName } from './actions.js';
+import { AccessWatch } from './access-events.js';
+import { usersWhoCanAccess } from '../../model/user-access.js';
 
 const ROLES: readonly number[] = [ROLE.owner, ROLE.administrator, ROLE.moderator, ROLE.member, ROLE.guest];
 
@@ -28,11 +30,15 @@ function changeRole(shard: Shard, realm: RealmState, out: ReturnType<typeof outb
   const groupsBefore = new Set(directGroupsOf(realm, user));
   const streams = [...realm.streams.values()];
   const sawBefore = streams.map((s) => hasMetadataAccess(realm, user, s));
+  const access = (before === ROLE.guest) !== (role === ROLE.guest) ? AccessWatch.forRoleChange(shard, realm, user) : null;
   // In place: a request already holding this record (its authenticated user) sees the change.
   user.role = role;
   out.batch.put(shard.store.users, [realm.id, user.id], user);
   const everyone = activeUserIds(realm);
-  queueEvent(out, { type: 'realm_user', op: 'update', person: { user_id: user.id, role } }, everyone);
+  queueEvent(out, { type: 'realm_user', op: 'update', person: { user_id: user.id, role } }, usersWhoCanAccess(shard, realm, user));
+  // A guest sees only the users they share something with: becoming one, or ceasing to be one
+  // where the realm restricts guests, removes or adds the others.
+  access?.send((event, ids) => queueEvent(out, event, ids));
   const groupsAfter = directGroupsOf(realm, user);
   for (const id of groupsBefore) {
     if (!groupsAfter.includes(id)) queueEvent(out, { type: 'user_group', op: 'remove_members', group_id: id, user_ids: [user.id] }, everyone);
@@ -98,7 +104,7 @@ const update = operation<UpdateParams>({
     if (fullName !== null && fullName !== target.fullName) {
       target.fullName = fullName;
       out.batch.put(shard.store.users, [realm.id, target.id], target);
-      queueEvent(out, { type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: fullName } }, activeUserIds(realm));
+      queueEvent(out, { type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: fullName } }, usersWhoCanAccess(shard, realm, target));
     }
     await flush(shard, realm, out);
     return {};

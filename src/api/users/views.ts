@@ -79,3 +79,31 @@ export function ownUserView(user: UserRecord): Record<string, unknown> {
   if (!user.isBot) view.profile_data = {};
   return view;
 }
+
+/** The name the reference gives every user a restricted guest cannot access. */
+export const UNKNOWN_USER_NAME = 'Unknown user';
+
+/**
+ * What a restricted guest is shown of a user they cannot access (the reference's
+ * get_data_for_inaccessible_user): placeholder data whose only variable part is the id, and the
+ * dummy address `user<id>@<realm host>`, which GET /users/{email} accepts.
+ */
+export function inaccessibleUserView(realmUrl: string, userId: number): Record<string, unknown> {
+  return {
+    email: `user${userId}@${new URL(realmUrl).hostname}`,
+    user_id: userId,
+    avatar_version: 1,
+    is_admin: false,
+    is_owner: false,
+    is_guest: false,
+    role: ROLE.member,
+    is_bot: false,
+    full_name: UNKNOWN_USER_NAME,
+    timezone: '',
+    is_active: true,
+    date_joined: isoTimestamp(0),
+    delivery_email: null,
+    avatar_url: '/static/images/unknown-user-avatar.png',
+    profile_data: {},
+  };
+}
