@@ -9,7 +9,7 @@ import { fanoutLatency, markRead, parkedPolls, registerLatency, sendWithPollers,
 
 // Five topics, so that the small realm's topics too hold more than the 100 messages P5 reads:
 // P6 compares the same work at two sizes.
-const FULL: Sizes = { users: 1000, channels: 10, topics: 5, smallMessages: 10_000, bigMessages: 1_000_000, seconds: 10, connections: 32, extraPolls: 10_000, registers: 200, markRead: 10_000, daySeconds: 20, dayMaxUsers: 1600 };
+const FULL: Sizes = { users: 1000, channels: 10, topics: 5, smallMessages: 10_000, bigMessages: 1_000_000, seconds: 10, connections: 32, extraPolls: 10_000, registers: 200, markRead: 10_000, daySeconds: 20, dayMaxUsers: 6400 };
 const QUICK: Sizes = { users: 120, channels: 3, topics: 5, smallMessages: 1500, bigMessages: 6000, seconds: 2, connections: 8, extraPolls: 300, registers: 20, markRead: 1000, daySeconds: 3, dayMaxUsers: 100 };
 
 interface Options {

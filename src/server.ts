@@ -72,13 +72,15 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     front.refreshRealms();
   }
   const koa = front.app.callback();
-  const longPoll = longPollHandler(front.realmFor, pool);
+  let closing: Promise<void> | null = null;
+  const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null);
   handle = (req, res) => {
+    // Once stopping, every answer closes its connection (see longpoll.ts).
+    if (closing) res.shouldKeepAlive = false;
     if (!longPoll(req, res)) void koa(req, res);
   };
   for (const [req, res] of early.splice(0)) handle(req, res);
 
-  let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
       // Parked long-polls would hold the HTTP server open until their heartbeat: answer them first.

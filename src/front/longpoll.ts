@@ -19,7 +19,7 @@ const PATH = '/api/v1/events';
  * key; credentials; client address), and the reply is written the same way. A poll with a body,
  * which only Koa parses, goes there.
  */
-export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool: ShardPool) {
+export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool: ShardPool, stopping: () => boolean) {
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     if (req.method !== 'GET') return false;
     const url = req.url ?? '';
@@ -51,6 +51,10 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
         requestId,
       });
       res.off('close', onClose);
+      // A stopping server answers polls at once, empty: kept alive, the connection would bring
+      // the next poll straight back, thousands a second until the grace period ends. Closed, the
+      // client's reconnect finds no listener and backs off.
+      if (stopping()) res.shouldKeepAlive = false;
       write(res, reply);
     } catch (err) {
       if (err instanceof ApiError) return write(res, { status: err.status, body: JSON.stringify(err.body()), headers: err.headers });

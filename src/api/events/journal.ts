@@ -60,8 +60,8 @@ export class EventJournal {
 
   /**
    * At start: brings back every queue with its unacknowledged durable events, each followed by
-   * `restartEvent`, which tells the client that the server restarted. Queues of users no longer
-   * active are dropped.
+   * `restartEvent` (if its event_types let it through), which tells the client that the server
+   * restarted. Queues of users no longer active are dropped.
    */
   async restore(restartEvent: ShardEvent): Promise<number> {
     const { store } = this.shard;
@@ -80,6 +80,8 @@ export class EventJournal {
     }
     const batch = this.shard.batch();
     for (const queue of byNum.values()) {
+      // As the reference's send_restart_events: only to queues that asked for the type.
+      if (!queue.wants('restart')) continue;
       queue.push({ ...restartEvent, id: queue.nextId(batch, store) } as QueuedEvent, 0);
     }
     await batch.commit();

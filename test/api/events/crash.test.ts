@@ -24,7 +24,7 @@ t.test('event queues survive kill -9', async (t) => {
     return res.body.id as number;
   };
 
-  const queue = (await call(first, 'POST', '/register', { event_types: JSON.stringify(['message', 'reaction']) })).body.queue_id as string;
+  const queue = (await call(first, 'POST', '/register', { event_types: JSON.stringify(['message', 'reaction', 'restart']) })).body.queue_id as string;
   const deleted = (await call(first, 'POST', '/register', {})).body.queue_id as string;
   t.equal((await call(first, 'DELETE', '/events', { queue_id: deleted })).status, 200, 'a queue deleted before the crash');
 
