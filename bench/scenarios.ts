@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Api, Poller, type Creds } from './lib/api.js';
 import { hammer, Latencies, sampled, sleep, type Measured } from './lib/load.js';
 import type { Target } from './lib/target.js';
@@ -130,6 +131,8 @@ export async function parkedPolls(env: Env, p1Rps: number): Promise<Outcome> {
     regs.forEach((r, k) => queues.push({ creds: batch[k], queueId: r.queue_id }));
   }
   const abort = new AbortController();
+  // One signal for every parked poll: each adds a listener, which is expected here.
+  setMaxListeners(0, abort.signal);
   const parked = queues.map((q) => api.call(q.creds, 'GET', '/events', { queue_id: q.queueId, last_event_id: -1 }, abort.signal).catch(() => null));
   await sleep(1000);
   const idle = await env.target.usage();
