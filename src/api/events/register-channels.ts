@@ -40,7 +40,7 @@ function subscriberFields(shard: Shard, realm: RealmState, self: UserRecord, str
 export const INHERITED_NOTIFICATIONS = ['desktop_notifications', 'audible_notifications', 'push_notifications', 'email_notifications'];
 
 /**
- * subscriptions, unsubscribed (channels left, with the settings they had) and never_subscribed,
+ * subscriptions, unsubscribed (channels left and still visible, with the settings they had) and never_subscribed,
  * each sorted by name.
  */
 export function subscriptionSection(shard: Shard, realm: RealmState, self: UserRecord, opts: ChannelOptions): Record<string, unknown> {
@@ -60,7 +60,13 @@ export function subscriptionSection(shard: Shard, realm: RealmState, self: UserR
   };
   for (const stream of streams) subscribed.push(view(realm.subscription(self.id, stream.id)!, stream));
   const former = [...(realm.formerSubs.get(self.id)?.values() ?? [])];
-  const left = former.map((sub) => realm.streams.get(sub.streamId)).filter(listed).sort(byName);
+  // As the reference's has_metadata_access_to_previously_subscribed_stream: a channel one can no
+  // longer see (a private one, or any non-web-public one for a guest) is not remembered; leaving
+  // it sent a stream delete event, and no later event about it reaches the user.
+  const left = former
+    .map((sub) => realm.streams.get(sub.streamId))
+    .filter((s): s is StreamRecord => listed(s) && hasMetadataAccess(realm, self, s))
+    .sort(byName);
   const unsubscribed = left.map((stream) => view(realm.formerSubscription(self.id, stream.id)!, stream));
   const never = [...realm.streams.values()]
     .filter((s) => listed(s) && !realm.subscription(self.id, s.id) && !realm.formerSubscription(self.id, s.id) && hasMetadataAccess(realm, self, s))

@@ -62,4 +62,17 @@ t.test('POST /register: channels', async (t) => {
     t.same(streamIds(body.streams), [general], 'streams: general only');
     t.same(body.realm_default_streams, [], 'guests get no default channels, as in the reference');
   });
+
+  t.test('POST /register: unsubscribed lists only the channels left that one can still see', async (t) => {
+    const leave = (who: typeof owner, name: string) => w.as(who)('DELETE', '/users/me/subscriptions', { params: { subscriptions: [name] } });
+    await subscribe(w.as(hamlet), ['verona']);
+    await subscribe(w.as(admin), ['secret'], { invite_only: true, principals: [hamlet.userId] });
+    await subscribe(w.as(owner), ['verona'], { principals: [polonius.userId] });
+    for (const [who, name] of [[hamlet, 'verona'], [hamlet, 'secret'], [polonius, 'verona']] as const) t.equal((await leave(who, name)).status, 200, `${name} left`);
+    const member = await register(hamlet, {});
+    t.same(streamIds(member.unsubscribed), [verona], 'a member: the public channel left, not the private one');
+    t.notOk(streamIds(member.never_subscribed).includes(secret), 'nor does the private one show as never subscribed');
+    const guest = await register(polonius, {});
+    t.same(guest.unsubscribed, [], 'a guest: not the public channel left either, which they no longer see');
+  });
 });
