@@ -65,6 +65,12 @@ export interface StreamRecord {
    * can_subscribe_group): a group id, or an anonymous group stored inline.
    */
   groups: Record<string, GroupSetting>;
+  /**
+   * The reference's first_message_id: set by the channel's first message, reset when that
+   * message is deleted; null while the channel has none. Not stored by older versions (the
+   * shard derives it at load).
+   */
+  firstMessageId?: number | null;
 }
 
 /** One user's subscription to one channel; deleted on unsubscribe. */

@@ -1,6 +1,7 @@
 import type { ResolvedConfig } from '../config.js';
 import { RealmState, type SubInterval } from '../model/realm-state.js';
 import { MessageIds } from '../store/message-ids.js';
+import { firstMessageIn } from '../store/messages.js';
 import type { GroupRecord, RealmRecord, StreamRecord, SubscriptionRecord, UserRecord } from '../model/types.js';
 import type { Database } from 'lmdb';
 import { openShardStore, PendingWrites, WriteBatch, type Key, type ShardStore } from '../store/shard-store.js';
@@ -52,7 +53,11 @@ export class Shard {
     for (const { key, value } of store.meta.getRange({ start: 'seq:', end: 'seq;' })) this.seq.set(String(key).slice(4), value as number);
     for (const { value } of store.realms.getRange({})) this.addRealm(new RealmState(value as RealmRecord));
     for (const { key, value } of store.users.getRange({})) this.realmOf(key).setUser(value as UserRecord);
-    for (const { key, value } of store.streams.getRange({})) this.realmOf(key).setStream(value as StreamRecord);
+    for (const { key, value } of store.streams.getRange({})) {
+      const stream = value as StreamRecord;
+      if (stream.firstMessageId === undefined) stream.firstMessageId = firstMessageIn(this, stream.realmId, stream.id);
+      this.realmOf(key).setStream(stream);
+    }
     for (const { key, value } of store.subs.getRange({})) this.realmOf(key).setSubscription(value as SubscriptionRecord);
     for (const { key, value } of store.formerSubs.getRange({})) {
       const [, userId, streamId] = key as number[];

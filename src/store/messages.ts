@@ -66,6 +66,16 @@ export function idsUnder(db: Database, prefix: (string | number)[], range: IdRan
 }
 
 /**
+ * A channel's oldest committed message id that is not in `excluding` (messages being deleted in
+ * the caller's transaction), or null. Reads at most one id more than it excludes, to the end:
+ * an unfinished cursor would pin its read transaction (see mergeIds).
+ */
+export function firstMessageIn(shard: Shard, realmId: number, streamId: number, excluding: ReadonlySet<number> = new Set()): number | null {
+  const ids = [...idsUnder(shard.store.byStream, [realmId, streamId], { limit: excluding.size + 1 })];
+  return ids.find((id) => !excluding.has(id)) ?? null;
+}
+
+/**
  * Merges ascending (or, with reverse, descending) id sequences, dropping duplicates.
  *
  * The sources are LMDB cursors. A consumer that stops early (a limit) leaves them unfinished,

@@ -6,7 +6,7 @@ import { userHasRealmPermission } from '../../model/realm-settings.js';
 import type { UserRecord } from '../../model/types.js';
 import { flush, outbox, queueEvent } from '../../shard/outbox.js';
 import type { Shard } from '../../shard/shard.js';
-import { indexMessage } from '../../store/messages.js';
+import { firstMessageIn, indexMessage } from '../../store/messages.js';
 import { me, operation } from '../operation.js';
 import { notifyAttachments, unlinkMessageAttachments, type AttachmentLinks } from '../uploads/attachments.js';
 import { actionAudience, rowUserIds } from './edit-audience.js';
@@ -47,6 +47,8 @@ export async function doDeleteMessages(shard: Shard, realm: RealmState, msgs: Me
     groups.set(key, [...(groups.get(key) ?? []), msg]);
   }
   const links: AttachmentLinks = { changed: [], detached: [] };
+  const deletedIn = new Map<number, Set<number>>();
+  for (const msg of msgs) if (msg.kind === 'stream') deletedIn.set(msg.streamId!, (deletedIn.get(msg.streamId!) ?? new Set()).add(msg.id));
   for (const group of groups.values()) {
     // Computed before the rows go: who received the messages is part of what is deleted.
     const audience = actionAudience(shard, realm, group);
@@ -61,6 +63,7 @@ export async function doDeleteMessages(shard: Shard, realm: RealmState, msgs: Me
     const sample = group[0];
     const event: Record<string, unknown> = { type: 'delete_message', message_ids: group.map((m) => m.id).sort((a, b) => a - b) };
     if (sample.kind === 'stream') {
+      moveFirstMessageId(shard, realm, out, sample.streamId!, deletedIn.get(sample.streamId!)!, audience);
       event.stream_id = sample.streamId;
       // The reference groups by the lower-cased topic and reports that.
       event.topic = topicKey(sample.topic);
@@ -70,6 +73,19 @@ export async function doDeleteMessages(shard: Shard, realm: RealmState, msgs: Me
   }
   notifyAttachments(shard, out.batch, realm, links);
   await flush(shard, realm, out);
+}
+
+/**
+ * The reference's check_update_first_message_id: a channel whose first message is deleted gets
+ * its next one (or null), and those who see the deletion hear of it first.
+ */
+function moveFirstMessageId(shard: Shard, realm: RealmState, out: ReturnType<typeof outbox>, streamId: number, deleted: ReadonlySet<number>, audience: Iterable<number>): void {
+  const stream = realm.streams.get(streamId);
+  if (!stream || stream.firstMessageId == null || !deleted.has(stream.firstMessageId)) return;
+  const next = { ...stream, firstMessageId: firstMessageIn(shard, realm.id, streamId, deleted) };
+  realm.setStream(next);
+  out.batch.put(shard.store.streams, [realm.id, streamId], next);
+  queueEvent(out, { type: 'stream', op: 'update', property: 'first_message_id', value: next.firstMessageId, stream_id: streamId, name: stream.name }, audience);
 }
 
 /** DELETE /messages/{message_id} */

@@ -7,7 +7,7 @@ import { realmSetting, userHasRealmPermission } from '../../model/realm-settings
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { idsUnder, insertMessage } from '../../store/messages.js';
-import { activeSubscriberIds, hasContentAccess, isGuest, isSubscribed } from '../streams/access.js';
+import { activeSubscriberIds, hasContentAccess, isGuest, isSubscribed, metadataUserIds } from '../streams/access.js';
 import { linkAttachments, notifyAttachments } from '../uploads/attachments.js';
 import { renderMessage, type Rendered } from './render.js';
 import { dmGroupKey, EMPTY_TOPIC_DISPLAY_NAME } from './views.js';
@@ -198,6 +198,16 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
   noteDirectMessage(shard, realm, dmUsers);
   access?.send((event, ids) => batch.emit(realm.id, event, ids));
   insertMessage(shard, batch, msg);
+  // The channel's first message sets first_message_id. The reference records it silently, so
+  // that whoever sees the channel without receiving the message keeps a stale null; here the
+  // change is announced like any other channel property's (once per channel).
+  const current = isStream ? realm.streams.get(spec.stream!.id) : undefined;
+  if (current && current.firstMessageId == null) {
+    const stream = { ...current, firstMessageId: msg.id };
+    realm.setStream(stream);
+    batch.put(shard.store.streams, [realm.id, stream.id], stream);
+    batch.emit(realm.id, { type: 'stream', op: 'update', property: 'first_message_id', value: msg.id, stream_id: stream.id, name: stream.name }, metadataUserIds(realm, stream));
+  }
   if (participants.length > 2 && shard.read(shard.store.meta, dmGroupKey(realm.id, participants)) === undefined) {
     batch.put(shard.store.meta, dmGroupKey(realm.id, participants), shard.allocate(batch, 'dmgroup'));
   }

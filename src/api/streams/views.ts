@@ -44,9 +44,9 @@ export const CHANNEL_GROUP_SETTINGS = [
 ] as const;
 
 /**
- * A channel as GET /streams and stream events show it (the reference's BasicChannel). Message
- * statistics are not computed here: first_message_id and stream_weekly_traffic are null, as the
- * reference sends them for a channel without history.
+ * A channel as GET /streams and stream events show it (the reference's BasicChannel). Traffic
+ * statistics are not computed here: stream_weekly_traffic is null, as the reference sends it for
+ * a channel without recent history.
  */
 export function streamView(realm: RealmState, stream: StreamRecord): Record<string, unknown> {
   const postPolicy = streamPostPolicy(realm, stream);
@@ -63,7 +63,7 @@ export function streamView(realm: RealmState, stream: StreamRecord): Record<stri
     stream_post_policy: postPolicy,
     message_retention_days: stream.messageRetentionDays,
     history_public_to_subscribers: stream.historyPublicToSubscribers,
-    first_message_id: null,
+    first_message_id: stream.firstMessageId ?? null,
     is_recently_active: true,
     is_announcement_only: postPolicy === 2,
     stream_weekly_traffic: null,
