@@ -65,4 +65,17 @@ t.test('POST and DELETE /messages/{message_id}/reactions', async (t) => {
     t.equal(removed.status, 200, 'a vote is removed under any name of its emoji');
     t.same((await reactions()).map((r: { user_id: number }) => r.user_id), [ann.userId], 'Ann\'s vote stays');
   });
+
+  t.test('POST /messages/{message_id}/reactions: the names of Zulip\'s own emoji table, with their codes', async (t) => {
+    const other = (await asAnn('POST', '/messages', { params: { type: 'stream', to: 'general', topic: 'reactions', content: 'zulip names' } })).body.id as number;
+    // As zulip-terminal sends them: these names are Zulip's, not emoji-datasource's.
+    for (const [name, code] of [['thumbs_up', '1f44d'], ['big_smile', '1f604'], ['cat', '1f408']]) {
+      const res = await asBob('POST', `/messages/${other}/reactions`, { params: { emoji_name: name, emoji_code: code, reaction_type: 'unicode_emoji' } });
+      t.equal(res.status, 200, `${name} (${code}) accepted`);
+    }
+    const got = (await asAnn('GET', `/messages/${other}`)).body.message.reactions.map((r: { emoji_name: string; emoji_code: string }) => [r.emoji_name, r.emoji_code]);
+    t.same(got, [['thumbs_up', '1f44d'], ['big_smile', '1f604'], ['cat', '1f408']], 'kept under the names given');
+    const removed = await asBob('DELETE', `/messages/${other}/reactions`, { params: { emoji_name: 'cat', emoji_code: '1f408', reaction_type: 'unicode_emoji' } });
+    t.equal(removed.status, 200, 'and removed the same way');
+  });
 });
