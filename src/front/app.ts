@@ -11,6 +11,7 @@ import type { ShardPool } from '../shard/pool.js';
 import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { uploadsTmpDir } from '../store/uploads.js';
 import { paramParser } from './body.js';
+import { staticFiles } from './static.js';
 
 /**
  * The HTTP front end. It does no business logic: it parses parameters, finds the realm from the
@@ -75,6 +76,8 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
       ctx.body = JSON.stringify(internalErrorBody);
     }
   });
+
+  app.use(staticFiles);
 
   const parseParams = paramParser(uploadsTmpDir(config.dataDir));
   const router = new Router({ prefix: '/api/v1' });

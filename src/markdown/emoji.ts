@@ -9,6 +9,8 @@
  * does. The reference curates its own names on top of the same images, so a few names differ:
  * see docs/markdown.md.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 interface DataSourceEmoji {
@@ -31,8 +33,10 @@ let tables: EmojiTables | undefined;
 
 export function emojiTables(): EmojiTables {
   if (tables) return tables;
-  const require = createRequire(import.meta.url);
-  const data = require('emoji-datasource-google/emoji.json') as DataSourceEmoji[];
+  // Read, not require()d: require would keep the parsed 1.3 MB data set in its module cache for
+  // the life of the process, and only the tables below are needed once they are built.
+  const path = createRequire(import.meta.url).resolve('emoji-datasource-google/emoji.json');
+  const data = JSON.parse(readFileSync(path, 'utf8')) as DataSourceEmoji[];
   const nameToCode = new Map<string, string>();
   const codeToName = new Map<string, string>();
   const codeToNames = new Map<string, string[]>();
@@ -54,6 +58,23 @@ export function emojiTables(): EmojiTables {
   tables = { nameToCode, codeToName, codeToNames };
   return tables;
 }
+
+/** Where POST /register's server_emoji_data_url points (the reference's path); src/front serves it. */
+export const EMOJI_API_PATH = '/static/generated/emoji/emoji_api.json';
+
+/**
+ * The file `server_emoji_data_url` names: `{"code_to_names": {code: [canonical, ...aliases]}}`,
+ * the same table reactions and Markdown accept, with a strong ETag for conditional requests.
+ */
+export function emojiApiFile(): { body: string; etag: string } {
+  if (!apiFile) {
+    const body = JSON.stringify({ code_to_names: Object.fromEntries(emojiTables().codeToNames) });
+    apiFile = { body, etag: `"${createHash('sha1').update(body).digest('hex')}"` };
+  }
+  return apiFile;
+}
+
+let apiFile: { body: string; etag: string } | undefined;
 
 function unifiedToCode(unified: string): string {
   return unified

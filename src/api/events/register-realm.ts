@@ -1,3 +1,4 @@
+import { EMOJI_API_PATH } from '../../markdown/emoji.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmPermissionSettingsForApi, realmSetting, registerRealmFields } from '../../model/realm-settings.js';
 import type { Shard } from '../../shard/shard.js';
@@ -93,7 +94,7 @@ export function realmSection(shard: Shard, realm: RealmState, opts: { longpollTi
     server_presence_ping_interval_seconds: PRESENCE_PING_INTERVAL_SECS,
     server_presence_offline_threshold_seconds: OFFLINE_THRESHOLD_SECS,
     event_queue_longpoll_timeout_seconds: opts.longpollTimeoutSecs,
-    server_emoji_data_url: `${url}/static/generated/emoji/emoji_api.json`,
+    server_emoji_data_url: `${url}${EMOJI_API_PATH}`,
     server_generation: SERVER_GENERATION,
     server_needs_upgrade: false,
     server_inline_image_preview: true,
