@@ -67,13 +67,13 @@ export function directMembers(realm: RealmState, group: GroupRecord): number[] {
   const role = DIRECT_ROLE[group.name];
   if (role === undefined) return [];
   const out: number[] = [];
-  for (const user of realm.users.values()) if (user.isActive && user.role === role) out.push(user.id);
+  for (const user of realm.users.values()) if (user.isActive && user.role === role && !user.isSystemBot) out.push(user.id);
   return out;
 }
 
 /** The groups an active user is a direct member of (a role group, and stored memberships). */
 export function directGroupsOf(realm: RealmState, user: UserRecord): number[] {
-  if (!user.isActive) return [];
+  if (!user.isActive || user.isSystemBot) return [];
   return [...realm.groups.values()]
     .filter((g) => !g.deactivated && (g.isSystemGroup ? DIRECT_ROLE[g.name] === user.role : g.members.includes(user.id)))
     .map((g) => g.id)

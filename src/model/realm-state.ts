@@ -59,6 +59,20 @@ export class RealmState {
     return this.names.get(name.toLowerCase());
   }
 
+  /**
+   * Active users other than system bots: everyone who may have clients, so the audience of
+   * realm-wide events. (System bots have no queues, and clients are never told about them.)
+   */
+  *activeUsers(): IterableIterator<UserRecord> {
+    for (const user of this.users.values()) if (user.isActive && !user.isSystemBot) yield user;
+  }
+
+  activeUserIds(): number[] {
+    const ids: number[] = [];
+    for (const user of this.activeUsers()) ids.push(user.id);
+    return ids;
+  }
+
   intervals(userId: number, streamId: number): SubInterval[] {
     return this.subHistory.get(userId)?.get(streamId) ?? [];
   }

@@ -7,6 +7,9 @@ export const ROLES: readonly number[] = Object.values(ROLE);
 /** Bot types, as the reference numbers them. */
 export const BOT_TYPE = { generic: 1, incomingWebhook: 2, outgoingWebhook: 3, embedded: 4 } as const;
 
+/** The reference's address for its Notification Bot, which each realm's system bot keeps. */
+export const NOTIFICATION_BOT_EMAIL = 'notification-bot@zulip.com';
+
 export interface RealmRecord {
   id: number;
   /** '' for the root realm, answering at the external host itself. */
@@ -30,6 +33,11 @@ export interface UserRecord {
   isBot: boolean;
   botType: number | null;
   botOwnerId: number | null;
+  /**
+   * A bot the server itself runs (Notification Bot): listed in cross_realm_bots, never in
+   * realm_users, GET /users, groups or subscriber lists, and not managed by administrators.
+   */
+  isSystemBot?: boolean;
   isActive: boolean;
   timezone: string;
   /** Seconds. */

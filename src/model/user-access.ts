@@ -99,8 +99,7 @@ export function accessFilter(shard: Shard, realm: RealmState, viewer: UserRecord
 export function usersWhoCanAccess(shard: Shard, realm: RealmState, target: UserRecord): number[] {
   const restricts = realmRestrictsGuests(realm);
   const out: number[] = [];
-  for (const user of realm.users.values()) {
-    if (!user.isActive) continue;
+  for (const user of realm.activeUsers()) {
     if (restricts && user.role === ROLE.guest && !canAccessUser(shard, realm, user, target)) continue;
     out.push(user.id);
   }

@@ -2,7 +2,7 @@ import type { ResolvedConfig } from '../config.js';
 import { RealmState, type SubInterval } from '../model/realm-state.js';
 import { MessageIds } from '../store/message-ids.js';
 import { firstMessageIn } from '../store/messages.js';
-import type { GroupRecord, RealmRecord, StreamRecord, SubscriptionRecord, UserRecord } from '../model/types.js';
+import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord } from '../model/types.js';
 import type { Database } from 'lmdb';
 import { openShardStore, PendingWrites, WriteBatch, type Key, type ShardStore } from '../store/shard-store.js';
 import { EventBus } from './events.js';
@@ -52,13 +52,23 @@ export class Shard {
     const { store } = this;
     for (const { key, value } of store.meta.getRange({ start: 'seq:', end: 'seq;' })) this.seq.set(String(key).slice(4), value as number);
     for (const { value } of store.realms.getRange({})) this.addRealm(new RealmState(value as RealmRecord));
-    for (const { key, value } of store.users.getRange({})) this.realmOf(key).setUser(value as UserRecord);
+    for (const { key, value } of store.users.getRange({})) {
+      const user = value as UserRecord;
+      // Stores from before system bots: the Notification Bot was an ordinary bot user.
+      if (user.isSystemBot === undefined && user.isBot && user.botOwnerId === null && user.email === NOTIFICATION_BOT_EMAIL) user.isSystemBot = true;
+      this.realmOf(key).setUser(user);
+    }
     for (const { key, value } of store.streams.getRange({})) {
       const stream = value as StreamRecord;
       if (stream.firstMessageId === undefined) stream.firstMessageId = firstMessageIn(this, stream.realmId, stream.id);
       this.realmOf(key).setStream(stream);
     }
-    for (const { key, value } of store.subs.getRange({})) this.realmOf(key).setSubscription(value as SubscriptionRecord);
+    for (const { key, value } of store.subs.getRange({})) {
+      const realm = this.realmOf(key);
+      const sub = value as SubscriptionRecord;
+      // ...which joined the default channels; a system bot subscribes to nothing.
+      if (!realm.users.get(sub.userId)?.isSystemBot) realm.setSubscription(sub);
+    }
     for (const { key, value } of store.formerSubs.getRange({})) {
       const [, userId, streamId] = key as number[];
       this.realmOf(key).setFormerSubscription(value as SubscriptionRecord, userId, streamId);

@@ -1,4 +1,3 @@
-import { NOTIFICATION_BOT_EMAIL } from '../messages/notices.js';
 import { directMembers } from '../../model/groups.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { groupSettingForApi, userHasRealmPermission } from '../../model/realm-settings.js';
@@ -21,8 +20,9 @@ export function mediumAvatarUrl(user: UserRecord): string {
 
 /**
  * realm_users and realm_non_active_users hold every user, bots included, split on is_active and
- * without that field (the lists say it), in id order; then the user's own fields. There are no
- * system bots shared across realms here, so cross_realm_bots is empty.
+ * without that field (the lists say it), in id order; then the user's own fields. System bots
+ * (the Notification Bot) are in cross_realm_bots instead, as the reference's get_cross_realm_dicts
+ * gives them: by name, with is_system_bot, no owner, and always with their avatar URL.
  *
  * A restricted guest (model/user-access.ts) gets only the users they can access when the client
  * declared user_list_incomplete; otherwise each other user is an "Unknown user" placeholder,
@@ -32,7 +32,12 @@ export function realmUserSection(shard: Shard, realm: RealmState, self: UserReco
   const active: Record<string, unknown>[] = [];
   const inactive: Record<string, unknown>[] = [];
   const accessible = accessFilter(shard, realm, self);
+  const systemBots: Record<string, unknown>[] = [];
   for (const user of [...realm.users.values()].sort((a, b) => a.id - b.id)) {
+    if (user.isSystemBot) {
+      systemBots.push({ ...userView(user, { clientGravatar: false }), is_system_bot: true, bot_owner_id: null });
+      continue;
+    }
     if (!accessible(user)) {
       if (userListIncomplete) continue;
       const { is_active: _placeholder, ...view } = inaccessibleUserView(realm.url, user.id);
@@ -49,7 +54,7 @@ export function realmUserSection(shard: Shard, realm: RealmState, self: UserReco
   return {
     realm_users: active,
     realm_non_active_users: inactive,
-    cross_realm_bots: [],
+    cross_realm_bots: systemBots.sort((a, b) => String(a.full_name).localeCompare(String(b.full_name))),
     avatar_source: self.avatarSource,
     // The user's own avatar URLs are always computed, whatever client_gravatar says.
     avatar_url_medium: mediumAvatarUrl(self),
@@ -72,13 +77,12 @@ export function realmUserSection(shard: Shard, realm: RealmState, self: UserReco
 }
 
 /**
- * realm_bots: every bot of the realm for administrators, else the user's own bots. Not the
- * Notification Bot: the reference's is a system bot that no administrator manages (and whose API
- * key nobody should be handed), and its creation on first use sends no realm_bot event.
+ * realm_bots: every bot of the realm for administrators, else the user's own bots. Not system
+ * bots: no administrator manages them (and nobody should be handed their API keys).
  */
 export function realmBots(realm: RealmState, self: UserRecord): Record<string, unknown>[] {
   const bots = [...realm.users.values()]
-    .filter((u) => u.isBot && u.email !== NOTIFICATION_BOT_EMAIL && (isAdmin(self) || u.botOwnerId === self.id))
+    .filter((u) => u.isBot && !u.isSystemBot && (isAdmin(self) || u.botOwnerId === self.id))
     .sort((a, b) => a.id - b.id);
   return bots.map((bot) => ({
     email: bot.email,

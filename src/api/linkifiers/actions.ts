@@ -15,12 +15,6 @@ import { linkifiersView, type StoredLinkifier } from './views.js';
 
 const linkifierNotFound = () => badRequest('Linkifier not found.');
 
-function activeUserIds(realm: RealmState): number[] {
-  const ids: number[] = [];
-  for (const user of realm.users.values()) if (user.isActive) ids.push(user.id);
-  return ids;
-}
-
 /** The reference strips both values before validating and storing them. */
 export function cleanInput(pattern: string, urlTemplate: string): LinkifierInput {
   return { pattern: pattern.trim(), urlTemplate: urlTemplate.trim() };
@@ -35,7 +29,7 @@ async function replaceLinkifiers(shard: Shard, realm: RealmState, batch: WriteBa
   realm.realm = record;
   const event = { type: 'realm_linkifiers', realm_linkifiers: linkifiersView(realm) };
   batch.put(shard.store.realms, record.id, record);
-  batch.emit(realm.id, event, activeUserIds(realm));
+  batch.emit(realm.id, event, realm.activeUserIds());
   await batch.commit();
 }
 

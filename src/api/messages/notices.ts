@@ -1,6 +1,6 @@
 import type { MessageRecord } from '../../model/message.js';
 import type { RealmState } from '../../model/realm-state.js';
-import { BOT_TYPE, ROLE, type StreamRecord, type UserRecord } from '../../model/types.js';
+import { BOT_TYPE, NOTIFICATION_BOT_EMAIL, ROLE, type StreamRecord, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { activeSubscriberIds } from '../streams/access.js';
 import { doCreateUser } from '../users/actions.js';
@@ -15,7 +15,6 @@ import { doSendMessage } from './send.js';
  * reference posts them: breadcrumbs in the old and new topic, and "marked as resolved" notices.
  */
 
-export const NOTIFICATION_BOT_EMAIL = 'notification-bot@zulip.com';
 export const NOTIFICATION_BOT_NAME = 'Notification Bot';
 
 /**
@@ -25,14 +24,22 @@ export const NOTIFICATION_BOT_NAME = 'Notification Bot';
 export const RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS = 60;
 
 /**
- * The realm's notification bot, created the first time it is needed. The reference has one
- * cross-realm system bot; here each realm has its own bot user, so it is a realm member like
- * any other bot (and, like every new user, joins the default channels).
+ * The realm's Notification Bot. The reference has one system bot shared by all realms; here each
+ * realm has its own, made with the realm (doCreateRealm), and shown to clients as the reference
+ * shows its bot: in cross_realm_bots, a member of nothing. A realm made before that gets it
+ * silently on first use; clients registered earlier then learn of it from its first message.
  */
 export async function notificationBot(shard: Shard, realm: RealmState): Promise<UserRecord> {
   const existing = realm.userByEmail(NOTIFICATION_BOT_EMAIL);
   if (existing) return existing;
-  return doCreateUser(shard, realm, { email: NOTIFICATION_BOT_EMAIL, fullName: NOTIFICATION_BOT_NAME, role: ROLE.member, isBot: true, botType: BOT_TYPE.generic });
+  return doCreateUser(shard, realm, {
+    email: NOTIFICATION_BOT_EMAIL,
+    fullName: NOTIFICATION_BOT_NAME,
+    role: ROLE.member,
+    isBot: true,
+    botType: BOT_TYPE.generic,
+    isSystemBot: true,
+  });
 }
 
 /** `@_**Name|id**`: names a user without notifying them. */

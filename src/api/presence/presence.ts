@@ -122,8 +122,7 @@ export function doUpdatePresence(shard: Shard, realm: RealmState, user: UserReco
 
   const becameOnline = status === 'active' && sinceActive > OFFLINE_THRESHOLD_SECS - PRESENCE_PING_INTERVAL_SECS - 10;
   if (!force && (realmSetting(realm, 'presence_disabled') === true || !(old === undefined || becameOnline))) return;
-  const audience: number[] = [];
-  for (const u of realm.users.values()) if (u.isActive) audience.push(u.id);
+  const audience = realm.activeUserIds();
   if (audience.length > PRESENCE_EVENT_USER_LIMIT && !force) return;
   shard.events.emit(
     realm.id,

@@ -20,12 +20,6 @@ export function realmUpdateEvent(realm: RealmState, name: string, value: unknown
   return { type: 'realm', op: 'update', property: name, value };
 }
 
-function activeUserIds(realm: RealmState): number[] {
-  const ids: number[] = [];
-  for (const user of realm.users.values()) if (user.isActive) ids.push(user.id);
-  return ids;
-}
-
 /**
  * Applies a checked plan: the new realm record replaces the old one in memory at once (so a
  * concurrent update builds on it), is written in one transaction, and each changed setting is
@@ -43,7 +37,7 @@ export async function doUpdateRealm(shard: Shard, realm: RealmState, plan: Realm
   realm.realm = record;
   const batch = shard.batch();
   batch.put(shard.store.realms, record.id, record);
-  const userIds = activeUserIds(realm);
+  const userIds = realm.activeUserIds();
   for (const [name, value] of plan.values) batch.emit(realm.id, realmUpdateEvent(realm, name, value), userIds);
   // The reference documents only the setting's own event, after which a client keeps users it
   // may no longer see until it reloads. Here each guest is also told whom they gain or lose, so

@@ -59,7 +59,7 @@ export function canAdministerChannel(realm: RealmState, user: UserRecord, stream
  */
 export function metadataUserIds(realm: RealmState, stream: StreamRecord): number[] {
   const out: number[] = [];
-  for (const user of realm.users.values()) if (user.isActive && hasMetadataAccess(realm, user, stream)) out.push(user.id);
+  for (const user of realm.activeUsers()) if (hasMetadataAccess(realm, user, stream)) out.push(user.id);
   return out;
 }
 

@@ -101,7 +101,7 @@ export function changeStreamGroupSetting(shard: Shard, realm: RealmState, out: O
 /** The realm's default channels changed: every non-guest hears the new list (guests see none). */
 function queueDefaultStreams(realm: RealmState, out: Outbox): void {
   const ids = [...realm.defaultStreamIds].filter((id) => realm.streams.get(id)?.isArchived === false).sort((a, b) => a - b);
-  const audience = [...realm.users.values()].filter((u) => u.isActive && !isGuest(u)).map((u) => u.id);
+  const audience = [...realm.activeUsers()].filter((u) => !isGuest(u)).map((u) => u.id);
   queueEvent(out, { type: 'default_streams', default_streams: ids }, audience);
 }
 

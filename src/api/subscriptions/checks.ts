@@ -16,7 +16,7 @@ export function resolvePrincipals(realm: RealmState, principals: unknown[]): Use
   const users = new Map<number, UserRecord>();
   for (const p of principals) {
     const user = ids ? realm.users.get(p as number) : realm.userByEmail((p as string).trim());
-    if (!user) throw badRequest('No such user');
+    if (!user || user.isSystemBot) throw badRequest('No such user');
     if (!user.isActive) throw badRequest('User is deactivated');
     users.set(user.id, user);
   }

@@ -9,9 +9,13 @@ import type { Shard } from '../../shard/shard.js';
  */
 export const noSuchUser = () => badRequest('No such user');
 
-export function userById(realm: RealmState, id: number): UserRecord {
+/**
+ * System bots are found only where the reference looks "including cross realm" (reading one
+ * user); everything that manages a user answers for them as for a stranger.
+ */
+export function userById(realm: RealmState, id: number, includeSystemBots = false): UserRecord {
   const user = realm.users.get(id);
-  if (!user) throw noSuchUser();
+  if (!user || (user.isSystemBot && !includeSystemBots)) throw noSuchUser();
   return user;
 }
 
@@ -28,13 +32,13 @@ function dummyEmailId(shard: Shard, realm: RealmState, email: string): number | 
 }
 
 /** GET /users/{user_id_or_email}: digits are an id; anything else is an email. */
-export function userByIdOrEmail(shard: Shard, realm: RealmState, key: string): UserRecord {
-  if (/^\d+$/.test(key)) return userById(realm, Number(key));
+export function userByIdOrEmail(shard: Shard, realm: RealmState, key: string, includeSystemBots = false): UserRecord {
+  if (/^\d+$/.test(key)) return userById(realm, Number(key), includeSystemBots);
   // A real address first: every email is visible here, so it names its owner unambiguously.
   const byEmail = realm.userByEmail(key.trim());
-  if (byEmail) return byEmail;
+  if (byEmail && (includeSystemBots || !byEmail.isSystemBot)) return byEmail;
   const id = dummyEmailId(shard, realm, key.trim());
-  if (id !== null) return userById(realm, id);
+  if (id !== null) return userById(realm, id, includeSystemBots);
   throw noSuchUser();
 }
 

@@ -21,6 +21,8 @@ export interface NewUser {
   botType?: number | null;
   botOwnerId?: number | null;
   timezone?: string;
+  /** A system bot comes into being silently: no events, no groups, no default channels. */
+  isSystemBot?: boolean;
 }
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.?[^@\s]*$/;
@@ -61,13 +63,6 @@ export function checkCreateUser(realm: RealmState, spec: NewUser): void {
   if (realm.userByEmail(spec.email)) throw badRequest(`Email '${spec.email}' already in use`);
 }
 
-/** Ids of the realm's active users: who receives realm-wide events. */
-export function activeUserIds(realm: RealmState): number[] {
-  const ids: number[] = [];
-  for (const user of realm.users.values()) if (user.isActive) ids.push(user.id);
-  return ids;
-}
-
 /** Active human owners: the reference's "last owner" rule counts these. */
 export function activeHumanOwners(realm: RealmState): UserRecord[] {
   return [...realm.users.values()].filter((u) => u.isActive && !u.isBot && u.role === ROLE.owner);
@@ -98,17 +93,22 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
     passwordHash,
     settings: {},
   };
+  if (spec.isSystemBot) user.isSystemBot = true;
   realm.setUser(user);
   batch.put(shard.store.users, [realm.id, user.id], user);
   // Nothing sent before the user existed is theirs to read.
   setReadMark(shard, batch, realm, user.id, shard.messageIds.current());
+  if (user.isSystemBot) {
+    await batch.commit();
+    return user;
+  }
   // The full person, as the reference sends it; the avatar URL is computed here, and a queue
   // registered with client_gravatar may drop it to null for Gravatar users. Guests who cannot
   // access the newcomer (yet: the default channels may introduce them next) get the "Unknown
   // user" placeholder, marked so that queues with user_list_incomplete drop it (events/shape.ts).
   const knowing: number[] = [];
   const unknowing: number[] = [];
-  for (const id of activeUserIds(realm)) (canAccessUser(shard, realm, realm.users.get(id)!, user) ? knowing : unknowing).push(id);
+  for (const id of realm.activeUserIds()) (canAccessUser(shard, realm, realm.users.get(id)!, user) ? knowing : unknowing).push(id);
   batch.emit(realm.id, { type: 'realm_user', op: 'add', person: personForEvent(user) }, knowing);
   if (unknowing.length > 0) batch.emit(realm.id, { type: 'realm_user', op: 'add', person: inaccessibleUserView(realm.url, user.id), inaccessible_user: true }, unknowing);
   emitGroupJoins(batch, realm, user);
@@ -123,7 +123,7 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
  * add_members. Deactivation needs no such event: clients drop deactivated users themselves.
  */
 function emitGroupJoins(batch: WriteBatch, realm: RealmState, user: UserRecord): void {
-  const audience = activeUserIds(realm);
+  const audience = realm.activeUserIds();
   for (const groupId of directGroupsOf(realm, user)) {
     batch.emit(realm.id, { type: 'user_group', op: 'add_members', group_id: groupId, user_ids: [user.id] }, audience);
   }

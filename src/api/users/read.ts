@@ -46,9 +46,10 @@ const list = operation<AvatarParams & { user_ids?: number[] }>({
   handler: ({ shard, realm, user, params }) => {
     const spectator = user === null;
     if (spectator && realmSetting(realm, 'enable_spectator_access') !== true) throw unauthorized();
-    let users = [...realm.users.values()];
+    // System bots belong to no realm in the reference, so its realm-wide list leaves them out.
+    let users = [...realm.users.values()].filter((u) => !u.isSystemBot);
     if (params.user_ids) {
-      for (const id of params.user_ids) if (!realm.users.has(id)) throw badRequest(`Invalid user ID: ${id}`);
+      for (const id of params.user_ids) if (!realm.users.has(id) || realm.users.get(id)!.isSystemBot) throw badRequest(`Invalid user ID: ${id}`);
       const wanted = new Set(params.user_ids);
       users = users.filter((u) => wanted.has(u.id));
     }
@@ -72,7 +73,7 @@ const get = operation<AvatarParams & { user_id_or_email: string }>({
   },
   handler: (ctx) => {
     const { shard, realm, params } = ctx;
-    const target = userByIdOrEmail(shard, realm, params.user_id_or_email);
+    const target = userByIdOrEmail(shard, realm, params.user_id_or_email, true);
     if (!canAccessUser(shard, realm, me(ctx), target)) throw insufficientPermission();
     return { user: userView(target, { clientGravatar: clientGravatar(params), includeProfileData: params.include_custom_profile_fields === true }) };
   },

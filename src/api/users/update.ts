@@ -9,7 +9,7 @@ import { defaultStreamIds } from '../events/register-channels.js';
 import { hasMetadataAccess } from '../streams/access.js';
 import { queueSightChange } from '../streams/changes.js';
 import { canAdminUser, userByIdOrEmail } from './access.js';
-import { activeHumanOwners, activeUserIds, checkFullName } from './actions.js';
+import { activeHumanOwners, checkFullName } from './actions.js';
 import { AccessWatch } from './access-events.js';
 import { usersWhoCanAccess } from '../../model/user-access.js';
 
@@ -34,7 +34,7 @@ function changeRole(shard: Shard, realm: RealmState, out: ReturnType<typeof outb
   // In place: a request already holding this record (its authenticated user) sees the change.
   user.role = role;
   out.batch.put(shard.store.users, [realm.id, user.id], user);
-  const everyone = activeUserIds(realm);
+  const everyone = realm.activeUserIds();
   queueEvent(out, { type: 'realm_user', op: 'update', person: { user_id: user.id, role } }, usersWhoCanAccess(shard, realm, user));
   // A guest sees only the users they share something with: becoming one, or ceasing to be one
   // where the realm restricts guests, removes or adds the others.

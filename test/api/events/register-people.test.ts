@@ -24,7 +24,7 @@ t.test('POST /register: people', async (t) => {
     const hamletView = body.realm_users.find((u: { user_id: number }) => u.user_id === hamlet.userId);
     t.same(hamletView.profile_data, {}, 'humans have (empty) profile data');
     t.equal(hamletView.avatar_url, null, 'client_gravatar defaults to true: Gravatar URLs are left to the client');
-    t.same(body.cross_realm_bots, [], 'no cross-realm bots');
+    t.match(body.cross_realm_bots, [{ full_name: 'Notification Bot', is_system_bot: true }], 'the Notification Bot, as a cross-realm bot');
   });
 
   t.test('POST /register: other realms\' users are not listed', async (t) => {
