@@ -2,21 +2,38 @@ import type { Context, Next } from 'koa';
 import { EMOJI_API_PATH, emojiApiFile } from '../markdown/emoji.js';
 
 /**
- * Files served outside /api/v1 that are the same for every realm and need no credentials: the
- * emoji name table that clients (the mobile app's picker and autocomplete) download once and
- * then revalidate. Built on first request, in the front end, since no shard state is involved.
+ * Files served outside /api/v1 that are the same for every realm and need no credentials. Each
+ * is built on first request, in the front end, since no shard state is involved.
  */
+interface StaticFile {
+  type: string;
+  /** Seconds a client may use it without asking again. */
+  maxAge: number;
+  load(): { body: string | Buffer; etag: string };
+}
+
+// A 1×1 mid-grey PNG: the avatar the "Unknown user" placeholders point at (users/views.ts
+// inaccessibleUserView). Clients scale it to whatever size they draw avatars.
+const UNKNOWN_AVATAR = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR42mM4AQAAygDJNEIn8wAAAABJRU5ErkJggg==', 'base64');
+
+const FILES: Record<string, StaticFile> = {
+  // The emoji name table the mobile app's picker downloads once and then revalidates. A day,
+  // since an upgrade may change it and the URL carries no version.
+  [EMOJI_API_PATH]: { type: 'application/json', maxAge: 86400, load: emojiApiFile },
+  '/static/images/unknown-user-avatar.png': { type: 'image/png', maxAge: 86400 * 30, load: () => ({ body: UNKNOWN_AVATAR, etag: '"unknown-user-avatar-1"' }) },
+};
+
 export async function staticFiles(ctx: Context, next: Next): Promise<void> {
-  if (ctx.path !== EMOJI_API_PATH || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
-  const file = emojiApiFile();
+  const file = FILES[ctx.path];
+  if (!file || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+  const { body, etag } = file.load();
   ctx.status = 200;
-  ctx.type = 'application/json';
-  ctx.etag = file.etag;
-  // Revalidate after a day: an upgrade may change the table, and the URL does not carry a version.
-  ctx.set('Cache-Control', 'public, max-age=86400');
+  ctx.type = file.type;
+  ctx.etag = etag;
+  ctx.set('Cache-Control', `public, max-age=${file.maxAge}`);
   if (ctx.fresh) {
     ctx.status = 304;
     return;
   }
-  ctx.body = file.body;
+  ctx.body = body;
 }
