@@ -4,7 +4,8 @@ import { groupSettingForApi, userHasRealmPermission } from '../../model/realm-se
 import { ROLE, type GroupRecord, type UserRecord } from '../../model/types.js';
 import { isAdmin } from '../streams/access.js';
 import { avatarUrl, inaccessibleUserView, userView } from '../users/views.js';
-import { accessFilter } from '../../model/user-access.js';
+import { accessibleUserIds } from '../../model/user-access.js';
+import { RawJson } from '../../lib/raw-json.js';
 import type { Shard } from '../../shard/shard.js';
 
 /** The people sections of /register: realm_user, realm_bot and realm_user_groups. */
@@ -27,34 +28,27 @@ export function mediumAvatarUrl(user: UserRecord): string {
  * A restricted guest (model/user-access.ts) gets only the users they can access when the client
  * declared user_list_incomplete; otherwise each other user is an "Unknown user" placeholder,
  * which, like the reference's, claims to be active and so sits in realm_users.
+ *
+ * Everyone else gets the same three lists, so those are served as JSON cached on the realm until
+ * a user record changes (RealmState.cachedUsersJson).
  */
 export function realmUserSection(shard: Shard, realm: RealmState, self: UserRecord, clientGravatar: boolean, userListIncomplete: boolean): Record<string, unknown> {
-  const active: Record<string, unknown>[] = [];
-  const inactive: Record<string, unknown>[] = [];
-  const accessible = accessFilter(shard, realm, self);
-  const systemBots: Record<string, unknown>[] = [];
-  for (const user of [...realm.users.values()].sort((a, b) => a.id - b.id)) {
-    if (user.isSystemBot) {
-      systemBots.push({ ...userView(user, { clientGravatar: false }), is_system_bot: true, bot_owner_id: null });
-      continue;
-    }
-    if (!accessible(user)) {
-      if (userListIncomplete) continue;
-      const { is_active: _placeholder, ...view } = inaccessibleUserView(realm.url, user.id);
-      active.push(view);
-      continue;
-    }
-    const { is_active: _implied, ...view } = userView(user, { clientGravatar, includeProfileData: true });
-    (user.isActive ? active : inactive).push(view);
+  const ids = accessibleUserIds(shard, realm, self);
+  let people: Record<string, unknown>;
+  if (ids === null) {
+    let built: PeopleLists | undefined;
+    const lists = () => (built ??= peopleLists(realm, () => true, clientGravatar, userListIncomplete));
+    const cached = (name: keyof PeopleLists) => new RawJson(realm.cachedUsersJson(`${name}:${clientGravatar}`, () => lists()[name]));
+    people = { realm_users: cached('realm_users'), realm_non_active_users: cached('realm_non_active_users'), cross_realm_bots: cached('cross_realm_bots') };
+  } else {
+    people = { ...peopleLists(realm, (user) => user.isBot || ids.has(user.id), clientGravatar, userListIncomplete) };
   }
   const can = (setting: string) => userHasRealmPermission(realm, self, setting);
   const canCreatePublic = can('can_create_public_channel_group');
   const canCreatePrivate = can('can_create_private_channel_group');
   const canCreateWebPublic = can('can_create_web_public_channel_group');
   return {
-    realm_users: active,
-    realm_non_active_users: inactive,
-    cross_realm_bots: systemBots.sort((a, b) => String(a.full_name).localeCompare(String(b.full_name))),
+    ...people,
     avatar_source: self.avatarSource,
     // The user's own avatar URLs are always computed, whatever client_gravatar says.
     avatar_url_medium: mediumAvatarUrl(self),
@@ -74,6 +68,34 @@ export function realmUserSection(shard: Shard, realm: RealmState, self: UserReco
     delivery_email: self.email,
     full_name: self.fullName,
   };
+}
+
+interface PeopleLists {
+  realm_users: Record<string, unknown>[];
+  realm_non_active_users: Record<string, unknown>[];
+  cross_realm_bots: Record<string, unknown>[];
+}
+
+function peopleLists(realm: RealmState, accessible: (user: UserRecord) => boolean, clientGravatar: boolean, userListIncomplete: boolean): PeopleLists {
+  const active: Record<string, unknown>[] = [];
+  const inactive: Record<string, unknown>[] = [];
+  const systemBots: Record<string, unknown>[] = [];
+  for (const user of [...realm.users.values()].sort((a, b) => a.id - b.id)) {
+    if (user.isSystemBot) {
+      systemBots.push({ ...userView(user, { clientGravatar: false }), is_system_bot: true, bot_owner_id: null });
+      continue;
+    }
+    if (!accessible(user)) {
+      if (userListIncomplete) continue;
+      const { is_active: _placeholder, ...view } = inaccessibleUserView(realm.url, user.id);
+      active.push(view);
+      continue;
+    }
+    const { is_active: _implied, ...view } = userView(user, { clientGravatar, includeProfileData: true });
+    (user.isActive ? active : inactive).push(view);
+  }
+  systemBots.sort((a, b) => String(a.full_name).localeCompare(String(b.full_name)));
+  return { realm_users: active, realm_non_active_users: inactive, cross_realm_bots: systemBots };
 }
 
 /**

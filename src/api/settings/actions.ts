@@ -9,7 +9,7 @@ import { LEGACY_DISPLAY, LEGACY_NOTIFICATIONS, NOTIFICATION_SOUNDS, USER_SETTING
 import { LANGUAGE_CODES, languageName } from '../realm/languages.js';
 import { doSwitchPresenceSharing } from '../presence/presence.js';
 import { attemptKey, limiterOf } from '../server/fetch-api-key.js';
-import { checkFullName } from '../users/actions.js';
+import { checkFullName, saveUser } from '../users/actions.js';
 import { usersWhoCanAccess } from '../../model/user-access.js';
 import { preferenceProperties } from './params.js';
 
@@ -171,7 +171,7 @@ export async function doUpdateSettings(shard: Shard, realm: RealmState, user: Us
     for (const { event, userIds } of settingEvents(shard, realm, user, name, value)) batch.emit(realm.id, event, userIds);
   }
   user.settings = settings;
-  batch.put(shard.store.users, [realm.id, user.id], user);
+  saveUser(shard, batch, realm, user);
   await batch.commit();
   // Presence lives in memory only (presence/state.ts), so it follows the committed setting.
   if (plan.settings.has('presence_enabled')) doSwitchPresenceSharing(shard, realm, user, plan.settings.get('presence_enabled') as boolean);

@@ -63,6 +63,15 @@ export function checkCreateUser(realm: RealmState, spec: NewUser): void {
   if (realm.userByEmail(spec.email)) throw badRequest(`Email '${spec.email}' already in use`);
 }
 
+/**
+ * Writes a user record changed in place, and tells the realm, whose caches of derived user
+ * lists depend on every record.
+ */
+export function saveUser(shard: Shard, batch: WriteBatch, realm: RealmState, user: UserRecord): void {
+  realm.usersChanged();
+  batch.put(shard.store.users, [realm.id, user.id], user);
+}
+
 /** Active human owners: the reference's "last owner" rule counts these. */
 export function activeHumanOwners(realm: RealmState): UserRecord[] {
   return [...realm.users.values()].filter((u) => u.isActive && !u.isBot && u.role === ROLE.owner);
@@ -135,7 +144,7 @@ async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], i
   // In place: a request already holding this record (its authenticated user) sees the change.
   for (const user of users) {
     user.isActive = isActive;
-    batch.put(shard.store.users, [realm.id, user.id], user);
+    saveUser(shard, batch, realm, user);
   }
   // Since feature level 222 (de)activation is a realm_user update carrying is_active, sent to
   // the users who remain (or become) active and can access the user (level 303).

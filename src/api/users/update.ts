@@ -9,7 +9,7 @@ import { defaultStreamIds } from '../events/register-channels.js';
 import { hasMetadataAccess } from '../streams/access.js';
 import { queueSightChange } from '../streams/changes.js';
 import { canAdminUser, userByIdOrEmail } from './access.js';
-import { activeHumanOwners, checkFullName } from './actions.js';
+import { activeHumanOwners, checkFullName, saveUser } from './actions.js';
 import { AccessWatch } from './access-events.js';
 import { usersWhoCanAccess } from '../../model/user-access.js';
 
@@ -33,7 +33,7 @@ function changeRole(shard: Shard, realm: RealmState, out: ReturnType<typeof outb
   const access = (before === ROLE.guest) !== (role === ROLE.guest) ? AccessWatch.forRoleChange(shard, realm, user) : null;
   // In place: a request already holding this record (its authenticated user) sees the change.
   user.role = role;
-  out.batch.put(shard.store.users, [realm.id, user.id], user);
+  saveUser(shard, out.batch, realm, user);
   const everyone = realm.activeUserIds();
   queueEvent(out, { type: 'realm_user', op: 'update', person: { user_id: user.id, role } }, usersWhoCanAccess(shard, realm, user));
   // A guest sees only the users they share something with: becoming one, or ceasing to be one
@@ -103,7 +103,7 @@ const update = operation<UpdateParams>({
     if (role !== null) changeRole(shard, realm, out, target, role);
     if (fullName !== null && fullName !== target.fullName) {
       target.fullName = fullName;
-      out.batch.put(shard.store.users, [realm.id, target.id], target);
+      saveUser(shard, out.batch, realm, target);
       queueEvent(out, { type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: fullName } }, usersWhoCanAccess(shard, realm, target));
     }
     await flush(shard, realm, out);
