@@ -67,7 +67,7 @@ export function directMembers(realm: RealmState, group: GroupRecord): number[] {
   const role = DIRECT_ROLE[group.name];
   if (role === undefined) return [];
   const out: number[] = [];
-  for (const user of realm.users.values()) if (user.isActive && user.role === role && !user.isSystemBot) out.push(user.id);
+  for (const user of realm.activeUsers()) if (user.role === role) out.push(user.id);
   return out;
 }
 

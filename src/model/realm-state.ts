@@ -46,7 +46,7 @@ export class RealmState {
    * users can be cached until the next one: the serialised realm_users of POST /register is
    * about 320 bytes a user, and rebuilding it was a third of a register's work in a big realm.
    */
-  usersVersion = 0;
+  private usersVersion = 0;
   private usersJson = new Map<string, { version: number; json: string }>();
 
   constructor(public realm: RealmRecord) {}

@@ -4,7 +4,7 @@ import { groupSettingForApi, userHasRealmPermission } from '../../model/realm-se
 import { ROLE, type GroupRecord, type UserRecord } from '../../model/types.js';
 import { isAdmin } from '../streams/access.js';
 import { avatarUrl, inaccessibleUserView, userView } from '../users/views.js';
-import { accessibleUserIds } from '../../model/user-access.js';
+import { accessFilter, isRestricted } from '../../model/user-access.js';
 import { RawJson } from '../../lib/raw-json.js';
 import type { Shard } from '../../shard/shard.js';
 
@@ -33,15 +33,14 @@ export function mediumAvatarUrl(user: UserRecord): string {
  * a user record changes (RealmState.cachedUsersJson).
  */
 export function realmUserSection(shard: Shard, realm: RealmState, self: UserRecord, clientGravatar: boolean, userListIncomplete: boolean): Record<string, unknown> {
-  const ids = accessibleUserIds(shard, realm, self);
   let people: Record<string, unknown>;
-  if (ids === null) {
+  if (isRestricted(realm, self)) {
+    people = peopleLists(realm, accessFilter(shard, realm, self), clientGravatar, userListIncomplete);
+  } else {
     let built: PeopleLists | undefined;
-    const lists = () => (built ??= peopleLists(realm, () => true, clientGravatar, userListIncomplete));
+    const lists = () => (built ??= peopleLists(realm, () => true, clientGravatar, false));
     const cached = (name: keyof PeopleLists) => new RawJson(realm.cachedUsersJson(`${name}:${clientGravatar}`, () => lists()[name]));
     people = { realm_users: cached('realm_users'), realm_non_active_users: cached('realm_non_active_users'), cross_realm_bots: cached('cross_realm_bots') };
-  } else {
-    people = { ...peopleLists(realm, (user) => user.isBot || ids.has(user.id), clientGravatar, userListIncomplete) };
   }
   const can = (setting: string) => userHasRealmPermission(realm, self, setting);
   const canCreatePublic = can('can_create_public_channel_group');
@@ -70,11 +69,11 @@ export function realmUserSection(shard: Shard, realm: RealmState, self: UserReco
   };
 }
 
-interface PeopleLists {
+type PeopleLists = {
   realm_users: Record<string, unknown>[];
   realm_non_active_users: Record<string, unknown>[];
   cross_realm_bots: Record<string, unknown>[];
-}
+};
 
 function peopleLists(realm: RealmState, accessible: (user: UserRecord) => boolean, clientGravatar: boolean, userListIncomplete: boolean): PeopleLists {
   const active: Record<string, unknown>[] = [];

@@ -46,7 +46,7 @@ export class AccessWatch {
 
   /** Every guest, before can_access_all_users_group changes. */
   static forSettingChange(shard: Shard, realm: RealmState): AccessWatch {
-    return new AccessWatch(shard, realm, [...realm.users.values()].filter((u) => u.role === ROLE.guest && u.isActive));
+    return new AccessWatch(shard, realm, [...realm.activeUsers()].filter((u) => u.role === ROLE.guest));
   }
 
   /** Watches the users changing and the guests subscribed to the channels changing. */

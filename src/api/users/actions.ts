@@ -117,7 +117,7 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
   // user" placeholder, marked so that queues with user_list_incomplete drop it (events/shape.ts).
   const knowing: number[] = [];
   const unknowing: number[] = [];
-  for (const id of realm.activeUserIds()) (canAccessUser(shard, realm, realm.users.get(id)!, user) ? knowing : unknowing).push(id);
+  for (const other of realm.activeUsers()) (canAccessUser(shard, realm, other, user) ? knowing : unknowing).push(other.id);
   batch.emit(realm.id, { type: 'realm_user', op: 'add', person: personForEvent(user) }, knowing);
   if (unknowing.length > 0) batch.emit(realm.id, { type: 'realm_user', op: 'add', person: inaccessibleUserView(realm.url, user.id), inaccessible_user: true }, unknowing);
   emitGroupJoins(batch, realm, user);
