@@ -81,7 +81,7 @@ export function shardPath(dataDir: string, shard: number): string {
 export function openShardStore(dataDir: string, shard: number): ShardStore {
   const path = shardPath(dataDir, shard);
   mkdirSync(path, { recursive: true });
-  const env = open({ path, maxDbs: 32 });
+  const env = open({ path, maxDbs: 64 });
   // Shared structures: msgpackr records their key sets once per table instead of in every row,
   // which halves a message's size and makes decoding it about 4x faster. Rows written before
   // (structures inline) still decode; the structures row is not part of any range read.
