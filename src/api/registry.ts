@@ -1,5 +1,6 @@
 import type { Operation } from './operation.js';
 import { operations as devices } from './devices/index.js';
+import { operations as emoji } from './emoji/index.js';
 import { operations as events } from './events/index.js';
 import { operations as linkifiers } from './linkifiers/index.js';
 import { operations as messages } from './messages/index.js';
@@ -16,6 +17,7 @@ import { operations as users } from './users/index.js';
 /** Every operation the shards run, by the name the route table (src/routes.ts) uses. */
 export const operations: Record<string, Operation<any>> = {
   ...devices,
+  ...emoji,
   ...events,
   ...linkifiers,
   ...messages,

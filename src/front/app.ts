@@ -33,6 +33,11 @@ function send(ctx: Context, reply: Reply): void {
     ctx.body = createReadStream(reply.file.path);
     return;
   }
+  if (reply.bytes) {
+    // Content-Type came with the headers; a Uint8Array from the worker becomes a Buffer view.
+    ctx.body = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
+    return;
+  }
   ctx.type = 'application/json';
   ctx.body = reply.body;
 }
@@ -126,6 +131,11 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     if (ctx.method === 'GET' && ctx.path.startsWith('/user_uploads/')) {
       ctx.path = `/api/v1${ctx.path}`;
       ctx.state.pathParams = { __serve: 'file' };
+    }
+    // Custom emoji images (api/emoji/), public like the reference's /user_avatars files.
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && /^\/user_avatars\/\d+\/emoji\//.test(ctx.path)) {
+      ctx.state.pathParams = { __image: ctx.path.slice('/user_avatars/'.length) };
+      ctx.path = '/api/v1/realm/emoji';
     }
     await next();
   });

@@ -34,6 +34,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Sent instead of `body`: a file the front end streams (the shard has checked access). */
   file?: { path: string; contentType: string };
+  /** Sent instead of `body`: bytes read from the store (a custom emoji's image). */
+  bytes?: Uint8Array;
 }
 
 // Compared against when the email is unknown, so a miss costs what a wrong key costs.

@@ -35,6 +35,9 @@ import type { Emitted, EventBus, ShardEvent } from '../shard/events.js';
  *   subHistory  [realmId, userId, streamId]              -> [start, end|null][]
  *   search      [realmId, word, msgId]                   -> null   store/search.ts: full-text
  *   uploads     [realmId, kind, ...]                     -> ...    store/uploads.ts: files, links
+ *   emoji       [realmId, emojiId]                       -> RealmEmojiRecord (api/emoji/)
+ *   emojiImages [realmId, fileName]                      -> bytes  a custom emoji's image, and
+ *                                                          'still/<name>' for its first frame
  *   queues      queueId                                  -> a live event queue: options, ceiling
  *   eventLog    seq                                      -> the durable events of one
  *                                                          transaction (api/events/journal.ts)
@@ -72,6 +75,8 @@ export interface ShardStore {
   queues: Database;
   eventLog: Database;
   formerSubs: Database;
+  emoji: Database;
+  emojiImages: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -111,6 +116,9 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     queues: db('queues'),
     eventLog: db('eventLog'),
     formerSubs: db('formerSubs'),
+    emoji: db('emoji'),
+    // Raw bytes: an image gains nothing from msgpack.
+    emojiImages: env.openDB({ name: 'emojiImages', encoding: 'binary' }),
   };
 }
 

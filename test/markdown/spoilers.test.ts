@@ -36,7 +36,7 @@ t.test('renderMarkdown: spoilers', async (t) => {
       input: '```spoiler [Header](https://example.com) :smile:\ncontent\n```',
       html:
         '<div class="spoiler-block"><div class="spoiler-header">\n<p><a href="https://example.com">Header</a> ' +
-        '<span aria-label="smile" class="emoji emoji-1f604" role="img" title="smile">:smile:</span></p>\n</div>' +
+        '<span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span></p>\n</div>' +
         '<div class="spoiler-content" aria-hidden="true">\n<p>content</p>\n</div></div>',
     },
     {

@@ -9,6 +9,7 @@ import { realmBots, realmUserGroups, realmUserSection } from './register-people.
 import { CUSTOM_PROFILE_FIELD_TYPES, realmSection } from './register-realm.js';
 import { legacyDisplaySettings, legacyNotificationSettings, realmUserSettingsDefaults, userSettingsObject } from './register-settings.js';
 import { linkifiersView } from '../linkifiers/views.js';
+import { realmEmojiViews } from '../emoji/views.js';
 
 /**
  * The initial state of POST /register, section by section. Each section is sent when the client
@@ -55,7 +56,7 @@ const sections: Section[] = [
   { when: on('realm'), build: (ctx) => realmSection(ctx.shard, ctx.realm, { longpollTimeoutSecs: ctx.shard.config.heartbeatSeconds + 40 }) },
   { when: on('realm_user_settings_defaults'), build: () => ({ realm_user_settings_defaults: realmUserSettingsDefaults() }) },
   { when: on('realm_domains'), build: () => ({ realm_domains: [] }) },
-  { when: on('realm_emoji'), build: () => ({ realm_emoji: {} }) },
+  { when: on('realm_emoji'), build: (ctx) => ({ realm_emoji: realmEmojiViews(ctx.realm) }) },
   // Clients without linkifier_url_template cannot read templates: the reference sends them none.
   { when: on('realm_linkifiers'), build: (ctx, caps) => ({ realm_linkifiers: caps.linkifier_url_template ? linkifiersView(ctx.realm) : [] }) },
   { when: on('realm_filters'), build: () => ({ realm_filters: [] }) },
