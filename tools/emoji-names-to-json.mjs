@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Converts the reference server's curated emoji name table (zulip/zulip
- * tools/setup/emoji/emoji_names.py, Apache-2.0) into src/markdown/data/emoji-names.json, the one
+ * tools/setup/emoji/emoji_names.py, Apache-2.0) into src/markdown/tables/emoji-names.json, the one
  * emoji name table this server uses.
  *
  *   node tools/emoji-names-to-json.mjs <path to emoji_names.py> <commit it came from>
@@ -81,7 +81,7 @@ for (const [code, info] of maps) {
   entries.push([code, canonical, aliases]);
 }
 
-const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'markdown', 'data', 'emoji-names.json');
+const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'markdown', 'tables', 'emoji-names.json');
 const lines = entries.map((e) => '    ' + JSON.stringify(e));
 const json =
   '{\n' +

@@ -11,7 +11,7 @@
  * canonical first. Emoji the table lacks (the Unicode 15.1 ones) are not emoji here, as there.
  */
 import { createHash } from 'node:crypto';
-import table from './data/emoji-names.json' with { type: 'json' };
+import table from './tables/emoji-names.json' with { type: 'json' };
 
 export interface EmojiTables {
   /** name -> code (the reference's name_to_codepoint) */
