@@ -1,6 +1,6 @@
 /**
- * Unicode emoji names and codes: the reference server's curated name table (data/emoji-names.json,
- * see data/README.md), the one emoji name table of this server. Markdown, reactions and the file
+ * Unicode emoji names and codes: the reference server's curated name table (tables/emoji-names.json,
+ * see tables/README.md), the one emoji name table of this server. Markdown, reactions and the file
  * at `server_emoji_data_url` all read it, so a name means the same emoji everywhere.
  *
  * Codes follow the reference's encoding: lowercase hex code points joined by "-", at least four

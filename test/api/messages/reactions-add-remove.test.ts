@@ -68,7 +68,7 @@ t.test('POST and DELETE /messages/{message_id}/reactions', async (t) => {
 
   t.test('POST /messages/{message_id}/reactions: the names of Zulip\'s own emoji table, with their codes', async (t) => {
     const other = (await asAnn('POST', '/messages', { params: { type: 'stream', to: 'general', topic: 'reactions', content: 'zulip names' } })).body.id as number;
-    // As zulip-terminal sends them: names from the reference's table (src/markdown/data), with their codes.
+    // As zulip-terminal sends them: names from the reference's table (src/markdown/tables), with their codes.
     for (const [name, code] of [['thumbs_up', '1f44d'], ['big_smile', '1f604'], ['cat', '1f408']]) {
       const res = await asBob('POST', `/messages/${other}/reactions`, { params: { emoji_name: name, emoji_code: code, reaction_type: 'unicode_emoji' } });
       t.equal(res.status, 200, `${name} (${code}) accepted`);
