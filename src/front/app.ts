@@ -12,6 +12,7 @@ import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { uploadsTmpDir } from '../store/uploads.js';
 import { paramParser } from './body.js';
 import { staticFiles } from './static.js';
+import { thumbnails } from './thumbnail.js';
 
 /**
  * The HTTP front end. It does no business logic: it parses parameters, finds the realm from the
@@ -83,6 +84,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   });
 
   app.use(staticFiles);
+  app.use(thumbnails);
 
   const parseParams = paramParser(uploadsTmpDir(config.dataDir));
   const router = new Router({ prefix: '/api/v1' });
