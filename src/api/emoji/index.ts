@@ -1,6 +1,5 @@
 import { notFound, unauthorized } from '../../lib/errors.js';
-import type { Reply } from '../../shard/dispatch.js';
-import { me, operation } from '../operation.js';
+import { me, operation, type Reply } from '../operation.js';
 import type { UploadedFile } from '../uploads/index.js';
 import { checkAddRealmEmoji, checkRemoveRealmEmoji, emojiImage } from './actions.js';
 import { realmEmojiViews } from './views.js';
