@@ -19,6 +19,28 @@ export interface Config {
   fetchApiKeyRateLimit: { failures: number; windowSeconds: number };
   heartbeatSeconds: number;
   queueLifespanSeconds: number;
+  /** Outgoing mail (invitations): through `smtp` when set, else files in <dataDir>/outbox (lib/mail.ts). */
+  email: EmailConfig;
+  /** Minutes an invitation stays valid when its creator does not say (the reference's INVITATION_LINK_VALIDITY_DAYS). */
+  invitationValidityMinutes: number;
+}
+
+export interface EmailConfig {
+  /** The From address of the server's mail; null: `Stoa <noreply@<external host name>>`. */
+  from?: string | null;
+  smtp?: SmtpConfig | null;
+}
+
+export interface SmtpConfig {
+  host: string;
+  /** 587 (submission with STARTTLS) unless set; 465 with `secure`. */
+  port?: number;
+  /** TLS from the first byte (port 465), instead of upgrading with STARTTLS. */
+  secure?: boolean;
+  /** Refuse to send unless the server upgrades to TLS. */
+  requireTLS?: boolean;
+  user?: string | null;
+  password?: string | null;
 }
 
 /** A config with every default filled in, once the listening port is known. */
@@ -71,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     heartbeatSeconds: envInt(env, 'STOA_HEARTBEAT_SECONDS'),
   };
   for (const [key, value] of Object.entries({ ...fromEnv, ...overrides })) if (value !== undefined) merged[key] = value;
+  applySmtpEnv(env, merged);
   if (!validate(merged)) {
     const e = validate.errors![0];
     const where = e.instancePath ? `option "${e.instancePath.slice(1).replace(/\//g, '.')}"` : 'config';
@@ -79,6 +102,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   merged.dataDir = resolve(merged.dataDir as string);
   return merged as unknown as Config;
+}
+
+/**
+ * STOA_SMTP_HOST, STOA_SMTP_PORT, STOA_SMTP_USER, STOA_SMTP_PASSWORD and STOA_EMAIL_FROM, so that
+ * a mail password can come from the environment rather than a file.
+ */
+function applySmtpEnv(env: NodeJS.ProcessEnv, merged: Record<string, unknown>): void {
+  const email = { ...(merged.email as EmailConfig | undefined) };
+  if (env.STOA_EMAIL_FROM) email.from = env.STOA_EMAIL_FROM;
+  if (env.STOA_SMTP_HOST) email.smtp = { ...email.smtp, host: env.STOA_SMTP_HOST };
+  if (email.smtp) {
+    const port = envInt(env, 'STOA_SMTP_PORT');
+    if (port !== undefined) email.smtp.port = port;
+    if (env.STOA_SMTP_USER) email.smtp.user = env.STOA_SMTP_USER;
+    if (env.STOA_SMTP_PASSWORD) email.smtp.password = env.STOA_SMTP_PASSWORD;
+  }
+  merged.email = email;
 }
 
 export function resolveConfig(config: Config, port: number): ResolvedConfig {

@@ -1,6 +1,7 @@
 import type { Operation } from './operation.js';
 import { operations as devices } from './devices/index.js';
 import { operations as events } from './events/index.js';
+import { operations as invites } from './invites/index.js';
 import { operations as linkifiers } from './linkifiers/index.js';
 import { operations as messages } from './messages/index.js';
 import { operations as presence } from './presence/index.js';
@@ -17,6 +18,7 @@ import { operations as users } from './users/index.js';
 export const operations: Record<string, Operation<any>> = {
   ...devices,
   ...events,
+  ...invites,
   ...linkifiers,
   ...messages,
   ...presence,

@@ -1,13 +1,13 @@
 import { generateApiKey, hashPassword } from '../../lib/auth.js';
 import { badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
-import { ROLE, type Role, type UserRecord } from '../../model/types.js';
+import { ROLE, type Role, type StreamRecord, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { inaccessibleUserView } from './views.js';
 import { personForEvent } from './access-events.js';
 import { canAccessUser, usersWhoCanAccess } from '../../model/user-access.js';
-import { queuePeerEvents, subscribeToDefaultChannels } from '../subscriptions/actions.js';
-import { flush, outbox } from '../../shard/outbox.js';
+import { addSubscriptions, defaultChannels, queuePeerEvents } from '../subscriptions/actions.js';
+import { flush, outbox, type Outbox } from '../../shard/outbox.js';
 import { setReadMark } from '../../model/read-state.js';
 import { directGroupsOf } from '../../model/groups.js';
 import type { WriteBatch } from '../../store/shard-store.js';
@@ -23,6 +23,13 @@ export interface NewUser {
   timezone?: string;
   /** A system bot comes into being silently: no events, no groups, no default channels. */
   isSystemBot?: boolean;
+  /** The channels to join instead of the realm's default channels (an invitation names its own). */
+  streams?: StreamRecord[];
+  /**
+   * Further writes and events for the account's own transaction, made once the user exists (an
+   * invitation marked used, its groups joined): the account and they are committed together.
+   */
+  inSameTransaction?: (out: Outbox, user: UserRecord) => void;
 }
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.?[^@\s]*$/;
@@ -83,7 +90,8 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
   const passwordHash = spec.password ? await hashPassword(spec.password) : null;
   // Hashing yields the thread: check again, another request may have taken the email meanwhile.
   checkCreateUser(realm, spec);
-  const batch = shard.batch();
+  const out = outbox(shard);
+  const { batch } = out;
   const user: UserRecord = {
     id: shard.allocate(batch, 'user'),
     realmId: realm.id,
@@ -121,8 +129,12 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
   batch.emit(realm.id, { type: 'realm_user', op: 'add', person: personForEvent(user) }, knowing);
   if (unknowing.length > 0) batch.emit(realm.id, { type: 'realm_user', op: 'add', person: inaccessibleUserView(realm.url, user.id), inaccessible_user: true }, unknowing);
   emitGroupJoins(batch, realm, user);
-  await batch.commit();
-  await subscribeToDefaultChannels(shard, realm, user);
+  // The account, its channels and whatever the caller adds are one transaction: no account
+  // exists without them after a crash.
+  const streams = spec.streams ?? defaultChannels(realm);
+  if (streams.length > 0) addSubscriptions(shard, realm, out, streams, [user], { fromUserCreation: true });
+  spec.inSameTransaction?.(out, user);
+  await flush(shard, realm, out);
   return user;
 }
 
