@@ -31,7 +31,9 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
   const router = new Router();
   for (const route of pageRoutes) {
     const path = route.path.replace(/\{(\w+)\}/g, ':$1');
-    router.register(path, [route.method], [
+    // The path with and without its trailing slash: links get shortened when pasted around.
+    const paths = path.endsWith('/') ? [path, path.slice(0, -1)] : [path];
+    router.register(paths, [route.method], [
       parseParams,
       async (ctx: Context) => {
         let realm: DirectoryEntry;
