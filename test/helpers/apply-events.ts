@@ -301,6 +301,9 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
     case 'realm_linkifiers':
       state.realm_linkifiers = event.realm_linkifiers;
       return;
+    // No state in /register: a client showing invitations fetches GET /invites again.
+    case 'invites_changed':
+      return;
     case 'default_streams':
       if ('realm_default_streams' in state) state.realm_default_streams = event.default_streams;
       return;
