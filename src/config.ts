@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
+import type { EmailConfig } from './lib/mail.js';
 
 /** The project root: this file is compiled to dist/src/config.js. */
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -25,23 +26,6 @@ export interface Config {
   invitationValidityMinutes: number;
 }
 
-export interface EmailConfig {
-  /** The From address of the server's mail; null: `Stoa <noreply@<external host name>>`. */
-  from?: string | null;
-  smtp?: SmtpConfig | null;
-}
-
-export interface SmtpConfig {
-  host: string;
-  /** 587 (submission with STARTTLS) unless set; 465 with `secure`. */
-  port?: number;
-  /** TLS from the first byte (port 465), instead of upgrading with STARTTLS. */
-  secure?: boolean;
-  /** Refuse to send unless the server upgrades to TLS. */
-  requireTLS?: boolean;
-  user?: string | null;
-  password?: string | null;
-}
 
 /** A config with every default filled in, once the listening port is known. */
 export interface ResolvedConfig extends Config {

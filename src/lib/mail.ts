@@ -2,17 +2,35 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, closeSync, fsyncSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { ResolvedConfig } from '../config.js';
 import { log } from './log.js';
 
-/**
- * The server's outgoing mail (invitations). With `email.smtp` in the config, messages go out
- * through that server (nodemailer); without one, each is written as an RFC 822 file to
- * `<dataDir>/outbox` and logged with `note` (the invitation link), so that a self-hoster with no
- * mail server can still hand the links out. A message the SMTP server refuses is kept the same
- * way, with the error logged: the caller's change is committed already, and the mail can be
- * sent again (POST /invites/{id}/resend).
- */
+/** The `email` section of the configuration (config.ts, schemas/config.schema.json). */
+export interface EmailConfig {
+  /** The From address of the server's mail; null: `Stoa <noreply@<external host name>>`. */
+  from?: string | null;
+  smtp?: SmtpConfig | null;
+}
+
+export interface SmtpConfig {
+  host: string;
+  /** 587 (submission with STARTTLS) unless set; 465 with `secure`. */
+  port?: number;
+  /** TLS from the first byte (port 465), instead of upgrading with STARTTLS. */
+  secure?: boolean;
+  /** Refuse to send unless the server upgrades to TLS. */
+  requireTLS?: boolean;
+  user?: string | null;
+  password?: string | null;
+}
+
+/** What the mailer needs of the server's configuration (config.ts). */
+export interface MailerConfig {
+  dataDir: string;
+  /** host[:port] of the realm URLs; its host name makes the default From address. */
+  externalHost: string;
+  email?: EmailConfig;
+}
+
 export interface MailMessage {
   to: string;
   subject: string;
@@ -28,16 +46,24 @@ export interface MailResult {
   error?: string;
 }
 
-/** Seconds an SMTP conversation may stall before the send counts as failed. */
+/** Milliseconds an SMTP conversation may stall before the send counts as failed. */
 const SMTP_TIMEOUT_MS = 20_000;
 
+/**
+ * The server's outgoing mail (invitations). With `email.smtp` in the config, messages go out
+ * through that server (nodemailer); without one, each is written as an RFC 822 file to
+ * `<dataDir>/outbox` and logged with `note` (the invitation link), so that a self-hoster with no
+ * mail server can still hand the links out. A message the SMTP server refuses is kept the same
+ * way, with the error logged: the caller's change is committed already, and the mail can be
+ * sent again (POST /invites/{id}/resend).
+ */
 export class Mailer {
   private smtp: Transporter | null = null;
   private readonly files: Transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   readonly from: string;
   readonly outboxDir: string;
 
-  constructor(config: ResolvedConfig) {
+  constructor(config: MailerConfig) {
     this.outboxDir = join(config.dataDir, 'outbox');
     const host = config.externalHost.replace(/:\d+$/, '');
     this.from = config.email?.from ?? `Stoa <noreply@${host}>`;
@@ -101,10 +127,10 @@ export class Mailer {
   }
 }
 
-const mailers = new WeakMap<ResolvedConfig, Mailer>();
+const mailers = new WeakMap<MailerConfig, Mailer>();
 
 /** The mailer for a configuration, made on first use (a shard thread has one config object). */
-export function mailerFor(config: ResolvedConfig): Mailer {
+export function mailerFor(config: MailerConfig): Mailer {
   let mailer = mailers.get(config);
   if (!mailer) mailers.set(config, (mailer = new Mailer(config)));
   return mailer;

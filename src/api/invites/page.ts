@@ -1,4 +1,4 @@
-import type { Reply } from '../../shard/dispatch.js';
+import type { Reply } from '../operation.js';
 import { escapeAll as h } from '../../markdown/preprocess.js';
 import type { InviteRecord } from '../../model/invite.js';
 import type { RealmState } from '../../model/realm-state.js';
