@@ -98,6 +98,19 @@ t.test('email invitations', async (t) => {
     ok(await asOwner('PATCH', '/realm', { params: { can_invite_users_group: { new: members } } }));
   });
 
+  t.test('where anyone may join (invite_required off), new accounts may not invite', async (t) => {
+    ok(await asOwner('PATCH', '/realm', { params: { invite_required: false } }));
+    t.match(await invite(hamlet, { invitee_emails: 'n@example.net' }), {
+      status: 400,
+      body: { code: 'INVITATION_FAILED', msg: 'Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.', errors: [], sent_invitations: false },
+    }, 'hamlet joined today');
+    ok(await invite(admin, { invitee_emails: 'n@example.net' }));
+    t.pass('administrators may');
+    ok(await asOwner('PATCH', '/realm', { params: { invite_required: true } }));
+    ok(await invite(hamlet, { invitee_emails: 'n2@example.net' }));
+    t.pass('with invitations required again, hamlet may');
+  });
+
   t.test('POST /invites/{id}/resend: the same link, mailed again', async (t) => {
     const id = await idOf('alice@example.net');
     const first = Inbox.link(inbox.to('alice@example.net')[0]);

@@ -84,10 +84,12 @@ export interface InviteWorld extends World {
   /** A group members may add to, and one only owners may (can_manage_all_groups). */
   teamGroupId: number;
   closedGroupId: number;
+  /** A deactivated group members could add to. */
+  oldGroupId: number;
   inbox: Inbox | null;
 }
 
-async function prepare(shard: Shard, realm: RealmState, ids: { shiva?: Person; team?: number; closed?: number }): Promise<void> {
+async function prepare(shard: Shard, realm: RealmState, ids: { shiva?: Person; team?: number; closed?: number; old?: number }): Promise<void> {
   const shiva = await doCreateUser(shard, realm, { email: 'shiva@example.com', fullName: 'shiva', role: ROLE.moderator });
   ids.shiva = { email: shiva.email, apiKey: shiva.apiKey, userId: shiva.id };
   const group = (name: string, adders: string): GroupRecord => {
@@ -114,7 +116,8 @@ async function prepare(shard: Shard, realm: RealmState, ids: { shiva?: Person; t
     };
   };
   const batch = shard.batch();
-  for (const [key, g] of [['team', group('team', 'role:members')], ['closed', group('closed', 'role:nobody')]] as const) {
+  const old = { ...group('old', 'role:members'), deactivated: true };
+  for (const [key, g] of [['team', group('team', 'role:members')], ['closed', group('closed', 'role:nobody')], ['old', old]] as const) {
     realm.setGroup(g);
     batch.put(shard.store.groups, [realm.id, g.id], g);
     ids[key] = g.id;
@@ -131,9 +134,9 @@ export async function startInviteWorld(t: { teardown(fn: () => unknown): void },
     t.teardown(() => inbox!.close());
     config = { ...config, email: { from: 'Stoa Test <noreply@stoa.test>', smtp: { host: '127.0.0.1', port: inbox.port } } };
   }
-  const ids: { shiva?: Person; team?: number; closed?: number } = {};
+  const ids: { shiva?: Person; team?: number; closed?: number; old?: number } = {};
   const world = await startWorld(t, { ...opts, config, prepare: (shard, realm) => prepare(shard, realm, ids) });
-  return { ...world, shiva: ids.shiva!, teamGroupId: ids.team!, closedGroupId: ids.closed!, inbox };
+  return { ...world, shiva: ids.shiva!, teamGroupId: ids.team!, closedGroupId: ids.closed!, oldGroupId: ids.old!, inbox };
 }
 
 export interface Page {

@@ -114,6 +114,7 @@ t.test('POST /invites/multiuse', async (t) => {
     t.pass('an owner may (can_manage_all_groups)');
     t.match(await asOwner('POST', '/invites/multiuse', { params: { group_ids: [sys('role:moderators')] } }), { status: 400, body: { msg: 'Insufficient permission' } }, 'never a system group');
     t.match(await asOwner('POST', '/invites/multiuse', { params: { group_ids: [5438] } }), { status: 400, body: { msg: 'Invalid user group' } }, 'no such group');
+    t.match(await asHamlet('POST', '/invites/multiuse', { params: { group_ids: [w.oldGroupId] } }), { status: 400, body: { msg: 'User group is deactivated.' } }, 'a deactivated group');
   });
 
   t.test('welcome_message_custom_text: administrators only, at most 8,000 characters', async (t) => {
