@@ -155,7 +155,8 @@ export function page(url: string, form?: Record<string, string>): Promise<Page> 
     headers['content-length'] = String(body.length);
   }
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: target.port, method: form ? 'POST' : 'GET', path: target.pathname + target.search, headers }, (res) => {
+    // A connection per request, as helpers/server.ts: no kept-alive socket to race the server's close.
+    const req = httpRequest({ host: '127.0.0.1', port: target.port, method: form ? 'POST' : 'GET', path: target.pathname + target.search, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, html: Buffer.concat(chunks).toString('utf8') }));
