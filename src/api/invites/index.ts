@@ -39,8 +39,8 @@ interface InviteParams {
 
 /**
  * The parameters both kinds share, checked in the reference's order: no guests or bots, valid
- * values, permission to invite at all (`permitted`), the role, the channels, the groups, the
- * welcome text. Returns what the invitation will grant.
+ * values, permission to invite at all, the role, (`beforeTargets`: the addresses), the channels,
+ * the groups, the welcome text. Returns what the invitation will grant.
  */
 function checkInvite(ctx: OpContext<InviteParams & { notify_referrer_on_join?: boolean }>, kind: 'email' | 'multiuse', beforeTargets = () => {}): InviteSpec {
   const { realm, params: p } = ctx;

@@ -110,7 +110,9 @@ export async function doAcceptInvite(shard: Shard, realm: RealmState, invite: In
     role: invite.invitedAs,
     streams: [...streams.values()],
     inSameTransaction: (out, user) => {
-      // Read again: hashing the password let other requests run since the page checked it.
+      // Read again: hashing the password let other requests run since the page checked it. A
+      // revocation that landed in those milliseconds does not stop this account (the link was
+      // valid when it was submitted); it only stops the next.
       const current = inviteByKey(shard, realm, invite.key) ?? invite;
       accepted = { ...current, userIds: [...current.userIds, user.id], status: current.kind === 'email' ? 'used' : current.status };
       putInvite(shard, out.batch, accepted);
