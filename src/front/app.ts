@@ -12,6 +12,7 @@ import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { uploadsTmpDir } from '../store/uploads.js';
 import { paramParser } from './body.js';
 import { staticFiles } from './static.js';
+import { webhookParams } from './webhook.js';
 
 /**
  * The HTTP front end. It does no business logic: it parses parameters, finds the realm from the
@@ -101,7 +102,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
           op: route.op,
           realmId: realm.id,
           authorization: ctx.get('authorization') || undefined,
-          params: ctx.state.params,
+          params: route.op === 'webhooks.incoming' ? webhookParams(ctx) : ctx.state.params,
           pathParams: { ...(ctx as unknown as { params: Record<string, string> }).params, ...ctx.state.pathParams },
           userAgent: ctx.get('user-agent'),
           remoteAddr: ctx.ip,

@@ -38,6 +38,7 @@ import type { Emitted, EventBus, ShardEvent } from '../shard/events.js';
  *   queues      queueId                                  -> a live event queue: options, ceiling
  *   eventLog    seq                                      -> the durable events of one
  *                                                          transaction (api/events/journal.ts)
+ *   botStorage  [realmId, userId, keyId]                 -> [key, value]  api/bots/storage.ts
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -72,6 +73,7 @@ export interface ShardStore {
   queues: Database;
   eventLog: Database;
   formerSubs: Database;
+  botStorage: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -111,6 +113,7 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     queues: db('queues'),
     eventLog: db('eventLog'),
     formerSubs: db('formerSubs'),
+    botStorage: db('botStorage'),
   };
 }
 

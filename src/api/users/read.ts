@@ -24,6 +24,7 @@ const clientGravatar = (p: AvatarParams) => p.client_gravatar ?? p.client_avatar
 /** GET /users/me */
 const getMe = operation({
   auth: 'user',
+  allowIncomingWebhooks: true,
   handler: (ctx) => ({
     ...ownUserView(me(ctx)),
     // No message has been received until the messages store says otherwise.
