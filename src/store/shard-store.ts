@@ -39,6 +39,8 @@ import type { Emitted, EventBus, ShardEvent } from '../shard/events.js';
  *   eventLog    seq                                      -> the durable events of one
  *                                                          transaction (api/events/journal.ts)
  *   botStorage  [realmId, userId, keyId]                 -> [key, value]  api/bots/storage.ts
+ *   jobs        [due, key]                               -> JobRecord  store/jobs.ts: durable
+ *   jobKeys     key                                      -> due        work run by shard/jobs.ts
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -74,6 +76,8 @@ export interface ShardStore {
   eventLog: Database;
   formerSubs: Database;
   botStorage: Database;
+  jobs: Database;
+  jobKeys: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -114,6 +118,8 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     eventLog: db('eventLog'),
     formerSubs: db('formerSubs'),
     botStorage: db('botStorage'),
+    jobs: db('jobs'),
+    jobKeys: db('jobKeys'),
   };
 }
 
@@ -256,6 +262,17 @@ export class WriteBatch {
 
   del(db: Database, key: Key): this {
     return this.put(db, key, undefined);
+  }
+
+  /**
+   * Drops everything recorded and not committed (a job whose run failed half-way): its writes
+   * stop being visible to reads. In-memory state the action changed is not undone.
+   */
+  discard(): void {
+    for (const [db, table] of this.ops) for (const { key, entry } of table.values()) this.pending.settle(db, key, entry);
+    this.ops = new Map();
+    this.count = 0;
+    this.events = [];
   }
 
   async commit(): Promise<void> {
