@@ -9,6 +9,7 @@ import { doRegenerateApiKey, doUpdateBot, type BotChanges } from './actions.js';
 import { accessBotById, checkBotNameAvailable, checkCanCreateBot, checkEmbeddedBot, checkMemberOrAdmin, checkShortName, checkValidBotType, checkValidInterfaceType, defaultStreamId } from './checks.js';
 import { checkIntegrationConfig } from '../webhooks/registry.js';
 import { storageOperations } from './storage.js';
+import './outgoing.js';
 import { botProfile, streamName } from './views.js';
 import { avatarUrl } from '../users/views.js';
 
