@@ -1,6 +1,9 @@
 import type { RealmState } from '../model/realm-state.js';
 import type { UserRecord } from '../model/types.js';
 import type { Shard } from '../shard/shard.js';
+import type { ParamSchema } from '../lib/params.js';
+
+export type { ParamSchema } from '../lib/params.js';
 
 /**
  * An operation is what the shard runs for one route: who may call it, the JSON schema of its
@@ -17,11 +20,6 @@ export type AuthMode =
   /** Incoming webhooks: the `api_key` parameter (or HTTP Basic) names the user. */
   | 'webhook';
 
-/** Parameter schema: JSON Schema properties (ajv), path parameters included. */
-export interface ParamSchema {
-  properties: Record<string, Record<string, unknown>>;
-  required?: string[];
-}
 
 export interface OpContext<P> {
   shard: Shard;
@@ -47,6 +45,18 @@ export interface Operation<P = Record<string, unknown>> {
    */
   allowIncomingWebhooks?: boolean;
   handler(ctx: OpContext<P>): Record<string, unknown> | Promise<Record<string, unknown>>;
+}
+
+/**
+ * The answer, serialised in the shard so the front end only writes bytes. A handler that answers
+ * with something other than JSON (an uploaded file) returns its whole Reply as `__reply`.
+ */
+export interface Reply {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+  /** Sent instead of `body`: a file the front end streams (the shard has checked access). */
+  file?: { path: string; contentType: string };
 }
 
 /** Identity function that gives `params` its type at the definition site. */
