@@ -54,6 +54,7 @@ export const routes: readonly Route[] = [
 
   r('GET', '/streams', 'streams.list'),
   r('GET', '/streams/{stream_id}', 'streams.get'),
+  r('GET', '/streams/{stream_id}/email_address', 'streams.emailAddress'),
   r('PATCH', '/streams/{stream_id}', 'streams.update'),
   r('DELETE', '/streams/{stream_id}', 'streams.archive'),
   r('GET', '/get_stream_id', 'streams.getId'),

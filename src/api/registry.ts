@@ -1,6 +1,7 @@
 import type { Operation } from './operation.js';
 import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
+import { operations as emailGateway } from './email-gateway/index.js';
 import { operations as events } from './events/index.js';
 import { operations as linkifiers } from './linkifiers/index.js';
 import { operations as messages } from './messages/index.js';
@@ -19,6 +20,7 @@ import { operations as webhooks } from './webhooks/index.js';
 export const operations: Record<string, Operation<any>> = {
   ...bots,
   ...devices,
+  ...emailGateway,
   ...events,
   ...linkifiers,
   ...messages,

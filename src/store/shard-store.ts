@@ -39,6 +39,8 @@ import type { MessageIds } from './message-ids.js';
  *   eventLog    seq                                      -> the durable events of one
  *                                                          transaction (api/events/journal.ts)
  *   botStorage  [realmId, userId, keyId]                 -> [key, value]  api/bots/storage.ts
+ *   channelEmails ['t', token] | ['c', realm, channel, creator, sender] -> channel email
+ *                                                          addresses (api/email-gateway/address.ts)
  *   jobs        [due, key]                               -> JobRecord  store/jobs.ts: durable
  *   jobKeys     key                                      -> due        work run by shard/jobs.ts
  *
@@ -76,6 +78,7 @@ export interface ShardStore {
   eventLog: Database;
   formerSubs: Database;
   botStorage: Database;
+  channelEmails: Database;
   jobs: Database;
   jobKeys: Database;
 }
@@ -118,6 +121,7 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     eventLog: db('eventLog'),
     formerSubs: db('formerSubs'),
     botStorage: db('botStorage'),
+    channelEmails: db('channelEmails'),
     jobs: db('jobs'),
     jobKeys: db('jobKeys'),
   };
