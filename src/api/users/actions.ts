@@ -1,7 +1,7 @@
 import { generateApiKey, hashPassword } from '../../lib/auth.js';
 import { badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
-import { ROLE, type Role, type StreamRecord, type UserRecord } from '../../model/types.js';
+import { BOT_TYPE, ROLE, type Role, type StreamRecord, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { inaccessibleUserView } from './views.js';
 import { personForEvent } from './access-events.js';
@@ -212,4 +212,16 @@ export async function doDeactivateUser(shard: Shard, realm: RealmState, target: 
 export async function doReactivateUser(shard: Shard, realm: RealmState, target: UserRecord, actor?: UserRecord): Promise<void> {
   if (target.isActive) return;
   await setActive(shard, realm, [target], true, actor);
+}
+
+/**
+ * A realm's system bot (Notification Bot, Welcome Bot, Email Gateway): the reference has one of
+ * each for all realms; here each realm has its own, shown as the reference shows its bots (in
+ * cross_realm_bots, a member of nothing). Made with the realm, or silently on first use in a realm
+ * made before the bot existed.
+ */
+export async function systemBot(shard: Shard, realm: RealmState, email: string, fullName: string): Promise<UserRecord> {
+  const existing = realm.userByEmail(email);
+  if (existing) return existing;
+  return doCreateUser(shard, realm, { email, fullName, role: ROLE.member, isBot: true, botType: BOT_TYPE.generic, isSystemBot: true });
 }
