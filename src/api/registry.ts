@@ -1,7 +1,10 @@
 import type { Operation } from './operation.js';
+import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
 import { operations as emoji } from './emoji/index.js';
+import { operations as emailGateway } from './email-gateway/index.js';
 import { operations as events } from './events/index.js';
+import { operations as invites } from './invites/index.js';
 import { operations as linkifiers } from './linkifiers/index.js';
 import { operations as messages } from './messages/index.js';
 import { operations as presence } from './presence/index.js';
@@ -14,12 +17,16 @@ import { operations as subscriptions } from './subscriptions/index.js';
 import { operations as typing } from './typing/index.js';
 import { operations as uploads } from './uploads/index.js';
 import { operations as users } from './users/index.js';
+import { operations as webhooks } from './webhooks/index.js';
 
 /** Every operation the shards run, by the name the route table (src/routes.ts) uses. */
 export const operations: Record<string, Operation<any>> = {
+  ...bots,
   ...devices,
   ...emoji,
+  ...emailGateway,
   ...events,
+  ...invites,
   ...linkifiers,
   ...messages,
   ...presence,
@@ -32,4 +39,5 @@ export const operations: Record<string, Operation<any>> = {
   ...typing,
   ...uploads,
   ...users,
+  ...webhooks,
 };

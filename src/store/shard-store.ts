@@ -15,6 +15,9 @@ import type { MessageIds } from './message-ids.js';
  *   formerSubs [realmId, userId, streamId]     -> SubscriptionRecord of a channel the user left
  *   groups    [realmId, groupId]               -> GroupRecord
  *   devices   [realmId, userId, kind, token]   -> DeviceRecord
+ *   invites   [realmId, inviteId]              -> InviteRecord (email invitations and reusable
+ *                                                 links; used and revoked ones stay)
+ *   inviteKeys [realmId, key]                  -> inviteId: the secret of a /join/<key>/ link
  *   meta      'seq:<kind>'                     -> last id handed out (user, stream, group;
  *                                                 'seq:message' is this shard's high-water mark)
  *
@@ -43,6 +46,9 @@ import type { MessageIds } from './message-ids.js';
  *   queues      queueId                                  -> a live event queue: options, ceiling
  *   eventLog    seq                                      -> the durable events of one
  *                                                          transaction (api/events/journal.ts)
+ *   botStorage  [realmId, userId, keyId]                 -> [key, value]  api/bots/storage.ts
+ *   channelEmails ['t', token] | ['c', realm, channel, creator, sender] -> channel email
+ *                                                          addresses (api/email-gateway/address.ts)
  *   jobs        [due, key]                               -> JobRecord  store/jobs.ts: durable
  *   jobKeys     key                                      -> due        work run by shard/jobs.ts
  *
@@ -82,6 +88,10 @@ export interface ShardStore {
   formerSubs: Database;
   emoji: Database;
   emojiImages: Database;
+  invites: Database;
+  inviteKeys: Database;
+  botStorage: Database;
+  channelEmails: Database;
   jobs: Database;
   jobKeys: Database;
 }
@@ -127,6 +137,10 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     emoji: db('emoji'),
     // Raw bytes: an image gains nothing from msgpack.
     emojiImages: env.openDB({ name: 'emojiImages', encoding: 'binary' }),
+    invites: db('invites'),
+    inviteKeys: db('inviteKeys'),
+    botStorage: db('botStorage'),
+    channelEmails: db('channelEmails'),
     jobs: db('jobs'),
     jobKeys: db('jobKeys'),
   };
