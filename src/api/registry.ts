@@ -11,6 +11,7 @@ import { operations as streams } from './streams/index.js';
 import { operations as subscriptions } from './subscriptions/index.js';
 import { operations as typing } from './typing/index.js';
 import { operations as uploads } from './uploads/index.js';
+import { operations as userGroups } from './user_groups/index.js';
 import { operations as users } from './users/index.js';
 
 /** Every operation the shards run, by the name the route table (src/routes.ts) uses. */
@@ -28,4 +29,5 @@ export const operations: Record<string, Operation<any>> = {
   ...typing,
   ...uploads,
   ...users,
+  ...userGroups,
 };

@@ -25,6 +25,7 @@ import { doUpdateMessage, type EditPlan, type PropagateMode } from './move.js';
 import { renderMessage } from './render.js';
 import { checkWildcardMentions, normalizeContent, topicParticipants } from './send.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from './views.js';
+import { checkGroupMentions } from '../user_groups/mentions.js';
 
 interface UpdateParams {
   message_id: number;
@@ -130,7 +131,7 @@ function checkTopicPermission(realm: RealmState, user: UserRecord, msg: MessageR
   }
 }
 
-/** Renders new content and applies the wildcard-mention rule of sending to it. */
+/** Renders new content and applies the mention rules of sending (wildcards, groups) to it. */
 function checkNewContent(shard: Shard, realm: RealmState, msg: MessageRecord, stream: StreamRecord | null, content: string): NonNullable<EditPlan['content']> {
   const sender = realm.users.get(msg.senderId)!;
   const rendered = renderMessage(content, { realm, sender });
@@ -139,6 +140,7 @@ function checkNewContent(shard: Shard, realm: RealmState, msg: MessageRecord, st
     const participants = rendered.wildcards.topic ? topicParticipants(shard, realm, stream.id, msg.topic) : new Set<number>();
     checkWildcardMentions(realm, sender, rendered, audience, participants.size);
   }
+  checkGroupMentions(realm, sender, rendered.mentionedGroupIds);
   return { content, rendered };
 }
 

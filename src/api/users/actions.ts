@@ -11,6 +11,7 @@ import { flush, outbox } from '../../shard/outbox.js';
 import { setReadMark } from '../../model/read-state.js';
 import { directGroupsOf } from '../../model/groups.js';
 import type { WriteBatch } from '../../store/shard-store.js';
+import { groupEventsForActivation } from '../user_groups/user-activity.js';
 
 export interface NewUser {
   email: string;
@@ -127,9 +128,9 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
 }
 
 /**
- * A user who becomes active joins their groups (their role's system group at least): clients
- * keep group members, so they are told, as the reference tells them, with user_group
- * add_members. Deactivation needs no such event: clients drop deactivated users themselves.
+ * A new user joins their role's system group: clients keep group members, so they are told, as
+ * the reference tells them, with user_group add_members. (Deactivation and reactivation:
+ * user_groups/user-activity.ts.)
  */
 function emitGroupJoins(batch: WriteBatch, realm: RealmState, user: UserRecord): void {
   const audience = realm.activeUserIds();
@@ -150,7 +151,7 @@ async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], i
   // the users who remain (or become) active and can access the user (level 303).
   for (const user of users) {
     batch.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: isActive } }, usersWhoCanAccess(shard, realm, user));
-    if (isActive) emitGroupJoins(batch, realm, user);
+    groupEventsForActivation(shard, realm, user, (event, ids) => batch.emit(realm.id, event, ids));
   }
   // Subscriber lists leave deactivated users out, and clients drop them on deactivation; on
   // reactivation they are told the user is back, as the reference tells them, with peer_add.
