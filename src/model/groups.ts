@@ -158,20 +158,24 @@ export function userHasPermission(realm: RealmState, user: UserRecord, setting: 
 }
 
 /**
- * The groups reachable from `ids` through direct subgroups, `ids` included. The visited set
- * stops at any cycle a damaged store might hold; the API refuses to make one.
+ * Every id reachable from `ids` through `next`, `ids` included. The visited set stops at any
+ * cycle a damaged store might hold; the API refuses to make one.
  */
-export function recursiveSubgroupIds(realm: RealmState, ids: Iterable<number>): Set<number> {
+function reachable(ids: Iterable<number>, next: (id: number) => Iterable<number>): Set<number> {
   const out = new Set<number>();
   const stack = [...ids];
   while (stack.length > 0) {
     const id = stack.pop()!;
     if (out.has(id)) continue;
     out.add(id);
-    const group = realm.groups.get(id);
-    if (group) stack.push(...group.subgroups);
+    stack.push(...next(id));
   }
   return out;
+}
+
+/** The groups reachable from `ids` through direct subgroups, `ids` included. */
+export function recursiveSubgroupIds(realm: RealmState, ids: Iterable<number>): Set<number> {
+  return reachable(ids, (id) => realm.groups.get(id)?.subgroups ?? []);
 }
 
 /** The named groups that contain any of `ids`, directly or through subgroups, `ids` included. */
@@ -184,47 +188,35 @@ export function recursiveSupergroupIds(realm: RealmState, ids: Iterable<number>)
       list.push(group.id);
     }
   }
-  const out = new Set<number>();
-  const stack = [...ids];
-  while (stack.length > 0) {
-    const id = stack.pop()!;
-    if (out.has(id)) continue;
-    out.add(id);
-    stack.push(...(parents.get(id) ?? []));
-  }
-  return out;
+  return reachable(ids, (id) => parents.get(id) ?? []);
 }
 
 /**
- * The active users in the groups `ids` and their subgroups (deactivated subgroups left out, as
+ * The active users in the groups `ids` and their subgroups (deactivated groups left out, as
  * permission checks leave them out). Role groups are one pass over the users, with the widest
  * role any of them admits, rather than one pass per group of the role chain.
  */
 export function recursiveMemberIds(realm: RealmState, ids: Iterable<number>): Set<number> {
-  let maxRole: number | null = null;
-  const stored = new Set<number>();
-  const seen = new Set<number>();
-  const stack = [...ids];
-  while (stack.length > 0) {
-    const id = stack.pop()!;
-    if (seen.has(id)) continue;
-    seen.add(id);
+  const live = (id: number) => {
     const group = realm.groups.get(id);
-    if (!group || group.deactivated) continue;
-    if (group.isSystemGroup) {
-      const role = SYSTEM_GROUPS.find((g) => g.name === group.name)?.maxRole;
-      if (role != null && (maxRole === null || role > maxRole)) maxRole = role;
+    return group && !group.deactivated ? group : undefined;
+  };
+  // Role groups contain only role groups, so the walk need not enter them.
+  const groups = [...reachable(ids, (id) => (live(id)?.isSystemGroup === false ? live(id)!.subgroups : []))].flatMap((id) => live(id) ?? []);
+  let maxRole: number | null = null;
+  const out = new Set<number>();
+  for (const group of groups) {
+    if (!group.isSystemGroup) {
+      for (const id of group.members) {
+        const user = realm.users.get(id);
+        if (user?.isActive && !user.isSystemBot) out.add(id);
+      }
       continue;
     }
-    for (const member of group.members) stored.add(member);
-    stack.push(...group.subgroups);
+    const role = SYSTEM_GROUPS.find((g) => g.name === group.name)?.maxRole;
+    if (role != null && (maxRole === null || role > maxRole)) maxRole = role;
   }
-  const out = new Set<number>();
   if (maxRole !== null) for (const user of realm.activeUsers()) if (user.role <= maxRole) out.add(user.id);
-  for (const id of stored) {
-    const user = realm.users.get(id);
-    if (user?.isActive && !user.isSystemBot) out.add(id);
-  }
   return out;
 }
 

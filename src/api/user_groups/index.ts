@@ -181,13 +181,18 @@ const subgroups = operation<{ user_group_id: number; add?: number[]; delete?: nu
   },
 });
 
+/** The group a read of its members or subgroups names: active, and not for guests or bots. */
+function readableGroup(ctx: OpContext<{ user_group_id: number }>) {
+  checkMemberOrAdmin(me(ctx));
+  return groupById(ctx.realm, ctx.params.user_group_id);
+}
+
 /** GET /user_groups/{id}/members: active members, direct or through subgroups. */
 const listMembers = operation<{ user_group_id: number; direct_member_only: boolean }>({
   auth: 'user',
   params: { properties: { ...groupId, direct_member_only: { type: 'boolean', default: false } }, required: ['user_group_id'] },
   handler: (ctx) => {
-    checkMemberOrAdmin(me(ctx));
-    const group = groupById(ctx.realm, ctx.params.user_group_id);
+    const group = readableGroup(ctx);
     const ids = ctx.params.direct_member_only ? activeDirectMembers(ctx.realm, group) : [...recursiveMemberIds(ctx.realm, [group.id])].sort((a, b) => a - b);
     return { members: ids };
   },
@@ -202,8 +207,7 @@ const isMember = operation<{ user_group_id: number; user_id: number; direct_memb
   params: { properties: { ...groupId, user_id: { type: 'integer' }, direct_member_only: { type: 'boolean', default: false } }, required: ['user_group_id', 'user_id'] },
   handler: (ctx) => {
     const { realm, params: p } = ctx;
-    checkMemberOrAdmin(me(ctx));
-    const group = groupById(realm, p.user_group_id);
+    const group = readableGroup(ctx);
     const target = realm.users.get(p.user_id);
     if (!target || target.isBot) throw noSuchUser();
     if (!target.isActive) throw badRequest('User is deactivated');
@@ -217,8 +221,7 @@ const listSubgroups = operation<{ user_group_id: number; direct_subgroup_only: b
   auth: 'user',
   params: { properties: { ...groupId, direct_subgroup_only: { type: 'boolean', default: false } }, required: ['user_group_id'] },
   handler: (ctx) => {
-    checkMemberOrAdmin(me(ctx));
-    const group = groupById(ctx.realm, ctx.params.user_group_id);
+    const group = readableGroup(ctx);
     const ids = ctx.params.direct_subgroup_only ? group.subgroups : [...recursiveSubgroupIds(ctx.realm, group.subgroups)];
     return { subgroups: [...ids].sort((a, b) => a - b) };
   },
