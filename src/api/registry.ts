@@ -1,10 +1,14 @@
 import type { Operation } from './operation.js';
 import { operations as devices } from './devices/index.js';
+import { operations as drafts } from './drafts/index.js';
 import { operations as events } from './events/index.js';
 import { operations as linkifiers } from './linkifiers/index.js';
 import { operations as messages } from './messages/index.js';
 import { operations as presence } from './presence/index.js';
 import { operations as realm } from './realm/index.js';
+import { operations as reminders } from './reminders/index.js';
+import { operations as savedSnippets } from './saved-snippets/index.js';
+import { operations as scheduledMessages } from './scheduled-messages/index.js';
 import { operations as server } from './server/index.js';
 import { operations as settings } from './settings/index.js';
 import { operations as streams } from './streams/index.js';
@@ -16,11 +20,15 @@ import { operations as users } from './users/index.js';
 /** Every operation the shards run, by the name the route table (src/routes.ts) uses. */
 export const operations: Record<string, Operation<any>> = {
   ...devices,
+  ...drafts,
   ...events,
   ...linkifiers,
   ...messages,
   ...presence,
   ...realm,
+  ...reminders,
+  ...savedSnippets,
+  ...scheduledMessages,
   ...server,
   ...settings,
   ...streams,

@@ -40,6 +40,10 @@ import type { Emitted, EventBus, ShardEvent } from '../shard/events.js';
  *                                                          transaction (api/events/journal.ts)
  *   jobs        [due, key]                               -> JobRecord  store/jobs.ts: durable
  *   jobKeys     key                                      -> due        work run by shard/jobs.ts
+ *   drafts      [realmId, userId, draftId]               -> DraftRecord
+ *   snippets    [realmId, userId, snippetId]             -> SavedSnippetRecord
+ *   scheduled   [realmId, senderId, id]                  -> ScheduledMessageRecord (scheduled
+ *                                                          messages and reminders)
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -76,6 +80,9 @@ export interface ShardStore {
   formerSubs: Database;
   jobs: Database;
   jobKeys: Database;
+  drafts: Database;
+  snippets: Database;
+  scheduled: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -117,6 +124,9 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     formerSubs: db('formerSubs'),
     jobs: db('jobs'),
     jobKeys: db('jobKeys'),
+    drafts: db('drafts'),
+    snippets: db('snippets'),
+    scheduled: db('scheduled'),
   };
 }
 

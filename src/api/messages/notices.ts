@@ -63,11 +63,15 @@ const BROKEN_LINK = /[`>*&[\]]|\$\$/;
 const ESCAPES: Record<string, string> = { '`': '&#96;', '>': '&gt;', '*': '&#42;', '&': '&amp;', $$: '&#36;&#36;', '[': '&#91;', ']': '&#93;' };
 const escapeLinkText = (text: string) => text.replace(/[`>*&[\]]|\$\$/g, (m) => ESCAPES[m] ?? m);
 
-/** `#**channel>topic**`, or a Markdown link when the names would break that syntax. */
-export function topicLinkSyntax(stream: StreamRecord, topic: string): string {
-  if (!BROKEN_LINK.test(stream.name) && !BROKEN_LINK.test(topic)) return `#**${stream.name}>${topic}**`;
-  const url = `#narrow/channel/${encodeChannel(stream)}/topic/${encodeHashComponent(topic)}`;
-  return `[#${escapeLinkText(stream.name)} > ${escapeLinkText(topic === '' ? 'general chat' : topic)}](${url})`;
+/**
+ * `#**channel>topic**` (`#**channel>topic@id**` for one message), or a Markdown link when the
+ * names would break that syntax.
+ */
+export function topicLinkSyntax(stream: StreamRecord, topic: string, messageId?: number): string {
+  const near = messageId === undefined ? '' : `@${messageId}`;
+  if (!BROKEN_LINK.test(stream.name) && !BROKEN_LINK.test(topic)) return `#**${stream.name}>${topic}${near}**`;
+  const url = `#narrow/channel/${encodeChannel(stream)}/topic/${encodeHashComponent(topic)}${messageId === undefined ? '' : `/near/${messageId}`}`;
+  return `[#${escapeLinkText(stream.name)} > ${escapeLinkText(topic === '' ? 'general chat' : topic)}${messageId === undefined ? '' : ' @ 💬'}](${url})`;
 }
 
 /** The absolute URL of a channel message, as the reference's stream_message_url builds it. */

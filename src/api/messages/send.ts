@@ -7,6 +7,7 @@ import { realmSetting, userHasRealmPermission } from '../../model/realm-settings
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { idsUnder, insertMessage } from '../../store/messages.js';
+import type { WriteBatch } from '../../store/shard-store.js';
 import { activeSubscriberIds, hasContentAccess, isGuest, isSubscribed, metadataUserIds } from '../streams/access.js';
 import { linkAttachments, notifyAttachments } from '../uploads/attachments.js';
 import { renderMessage, type Rendered } from './render.js';
@@ -157,6 +158,18 @@ export function checkWildcardMentions(realm: RealmState, sender: UserRecord, ren
  * `message` event to every recipient, with each one's flags.
  */
 export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendSpec): Promise<MessageRecord> {
+  const batch = shard.batch();
+  const msg = recordSend(shard, realm, spec, batch);
+  await batch.commit();
+  return msg;
+}
+
+/**
+ * The send, recorded on `batch` and not committed: for a send that must commit with another
+ * change (a scheduled message's delivery, with its job's removal). It may throw the wildcard
+ * mention errors before it records anything; the caller commits at once after.
+ */
+export function recordSend(shard: Shard, realm: RealmState, spec: SendSpec, batch: WriteBatch): MessageRecord {
   const { sender } = spec;
   const rendered = renderMessage(spec.content, { realm, sender });
   const isStream = spec.stream !== undefined;
@@ -167,7 +180,6 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
   const topicWildcardUsers = rendered.wildcards.topic && isStream ? topicParticipants(shard, realm, spec.stream!.id, topic) : new Set<number>();
   checkWildcardMentions(realm, sender, rendered, isStream ? recipientIds.size - 1 : null, topicWildcardUsers.size);
 
-  const batch = shard.batch();
   const msg: MessageRecord = {
     id: shard.allocateMessageId(batch),
     realmId: realm.id,
@@ -238,7 +250,6 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
   for (const [userId, bits] of flags) byUser[userId] = flagNames(bits | (readers.has(userId) ? FLAG.read : 0));
   notifyAttachments(shard, batch, realm, attachments);
   batch.emit(realm.id, { type: 'message', message: msg, flags: byUser, local_id: spec.localId ?? null, sender_queue_id: spec.queueId ?? null }, recipientIds);
-  await batch.commit();
   return msg;
 }
 
