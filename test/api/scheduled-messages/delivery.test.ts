@@ -118,5 +118,9 @@ t.test('delivery', async (t) => {
     let id = 0;
     await converges('scheduling', async () => (id = await schedule(hamlet, { type: 'stream', to: general, topic: 'conv', content: 'converging', scheduled_delivery_timestamp: now() + 6 })), [hamlet, othello], opts);
     await converges('the delivery', () => settled(hamlet, [id]), [hamlet, othello], opts);
+    let other = 0;
+    await converges('scheduling a direct message', async () => (other = await schedule(hamlet, { type: 'direct', to: [othello.userId], content: 'edit me', scheduled_delivery_timestamp: now() + 3600 })), [hamlet, othello], opts);
+    await converges('editing it', () => ok(hamlet, 'PATCH', `/scheduled_messages/${other}`, { type: 'channel', to: general, topic: 'edited', content: 'edited', scheduled_delivery_timestamp: now() + 1800 }), [hamlet, othello], opts);
+    await converges('deleting it', () => ok(hamlet, 'DELETE', `/scheduled_messages/${other}`), [hamlet, othello], opts);
   });
 });

@@ -66,12 +66,21 @@ t.test('scheduled messages are sent exactly once across kill -9 and SIGTERM', as
   for (const c of whileKilled) await schedule(c, at2);
   const future = await schedule('not due yet', now() + 3600);
   all.push(...whileKilled);
+  // A reminder, sent by the Notification Bot to the owner, goes the same way.
+  const target = (await call('POST', '/messages', { type: 'stream', to: '1', topic: 'remind me', content: 'the reminded message' })).id as number;
+  await call('POST', '/reminders', { message_id: String(target), scheduled_delivery_timestamp: String(at2), note: 'through kill -9' });
   await restart('SIGKILL');
   await untilSecond(at2 + 2);
   server = await spawnServer(t, env);
   const back = Date.now();
   counts = await waitSent(whileKilled);
   t.same(whileKilled.map((c) => counts.get(c)), whileKilled.map(() => 1), 'each overdue message sent once after the restart');
+  const reminded = async () => {
+    const body = await call('GET', '/messages', { anchor: 'newest', num_before: '100', num_after: '0', apply_markdown: 'false', narrow: JSON.stringify([{ operator: 'sender', operand: 'notification-bot@zulip.com' }]) });
+    return (body.messages as { content: string }[]).filter((m) => m.content.includes('through kill -9')).length;
+  };
+  for (let i = 0; i < 50 && (await reminded()) === 0; i++) await sleep(200);
+  t.equal(await reminded(), 1, 'the reminder too, once');
   t.ok(Date.now() - back < 10_000, `within ${Date.now() - back} ms of coming back`);
 
   // 3. Due while the server is down after SIGTERM.
@@ -92,6 +101,8 @@ t.test('scheduled messages are sent exactly once across kill -9 and SIGTERM', as
   counts = await sentCounts();
   t.same(all.map((c) => counts.get(c)), all.map(() => 1), `all ${all.length} sent exactly once in the end`);
   t.notOk(counts.has('not due yet'), 'the one not due was not sent');
+  t.equal(await reminded(), 1, 'the reminder was not sent again');
+  t.same((await call('GET', '/reminders')).reminders, [], 'and is no longer pending');
   t.same(await pendingIds(), [future], 'and is the only one still pending');
   await server.stop('SIGTERM');
 });
