@@ -35,6 +35,8 @@ import type { MessageIds } from './message-ids.js';
  *   subHistory  [realmId, userId, streamId]              -> [start, end|null][]
  *   search      [realmId, word, msgId]                   -> null   store/search.ts: full-text
  *   uploads     [realmId, kind, ...]                     -> ...    store/uploads.ts: files, links
+ *   submessages [msgId, submessageId]                    -> SubmessageRecord  widget state
+ *                                                          (store/submessages.ts)
  *   queues      queueId                                  -> a live event queue: options, ceiling
  *   eventLog    seq                                      -> the durable events of one
  *                                                          transaction (api/events/journal.ts)
@@ -75,6 +77,7 @@ export interface ShardStore {
   subHistory: Database;
   search: Database;
   uploads: Database;
+  submessages: Database;
   queues: Database;
   eventLog: Database;
   formerSubs: Database;
@@ -119,6 +122,7 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     subHistory: db('subHistory'),
     search: db('search'),
     uploads: db('uploads'),
+    submessages: db('submessages'),
     queues: db('queues'),
     eventLog: db('eventLog'),
     formerSubs: db('formerSubs'),

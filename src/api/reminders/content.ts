@@ -2,7 +2,7 @@ import { badRequest } from '../../lib/errors.js';
 import type { MessageRecord } from '../../model/message.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { Shard } from '../../shard/shard.js';
-import { messageUrl, silentMention, topicLinkSyntax } from '../messages/notices.js';
+import { messageUrl, silentMention, topicLinkSyntax, unusedFence } from '../messages/notices.js';
 import { MAX_MESSAGE_LENGTH } from '../messages/send.js';
 
 /**
@@ -18,13 +18,6 @@ export function normalizeNote(note: string): string {
   const body = note.trimEnd().replace(/^\n+/, '');
   if ([...body].length > MAX_REMINDER_NOTE_LENGTH) throw badRequest(`Maximum reminder note length: ${MAX_REMINDER_NOTE_LENGTH} characters`);
   return body;
-}
-
-/** A fence longer than any fence in `text` (the reference's get_unused_fence). */
-function unusedFence(text: string): string {
-  let length = 3;
-  for (const m of text.matchAll(/^ {0,3}(`{3,})/gm)) length = Math.max(length, m[1].length + 1);
-  return '`'.repeat(length);
 }
 
 /** The reference's encode_user_ids: the narrow slug of a direct-message conversation. */
