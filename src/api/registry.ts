@@ -1,6 +1,8 @@
 import type { Operation } from './operation.js';
+import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
 import { operations as drafts } from './drafts/index.js';
+import { operations as emailGateway } from './email-gateway/index.js';
 import { operations as events } from './events/index.js';
 import { operations as linkifiers } from './linkifiers/index.js';
 import { operations as messages } from './messages/index.js';
@@ -17,11 +19,14 @@ import { operations as subscriptions } from './subscriptions/index.js';
 import { operations as typing } from './typing/index.js';
 import { operations as uploads } from './uploads/index.js';
 import { operations as users } from './users/index.js';
+import { operations as webhooks } from './webhooks/index.js';
 
 /** Every operation the shards run, by the name the route table (src/routes.ts) uses. */
 export const operations: Record<string, Operation<any>> = {
+  ...bots,
   ...devices,
   ...drafts,
+  ...emailGateway,
   ...events,
   ...linkifiers,
   ...messages,
@@ -38,4 +43,5 @@ export const operations: Record<string, Operation<any>> = {
   ...typing,
   ...uploads,
   ...users,
+  ...webhooks,
 };

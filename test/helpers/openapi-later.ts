@@ -3,11 +3,12 @@ import { Ajv, type ValidateFunction } from 'ajv';
 /**
  * Shapes newer than the 10.2 description in test/reference, for what this server serves from
  * later feature levels, written out from the reference's API documentation of those levels
- * (zulip.com/api). helpers/openapi.ts checks against these where the 10.2 description has nothing.
+ * (zulip.com/api). helpers/openapi.ts checks /register keys and events against these; newer
+ * endpoints are in helpers/undocumented.ts.
  */
 
 /** A reminder (feature level 399: GET /reminders, /register's `reminders`, reminders events). */
-const reminder = {
+export const reminder = {
   type: 'object',
   additionalProperties: false,
   required: ['reminder_id', 'type', 'to', 'content', 'rendered_content', 'scheduled_delivery_timestamp', 'failed', 'reminder_target_message_id'],
@@ -22,20 +23,6 @@ const reminder = {
     reminder_target_message_id: { type: 'integer' },
   },
 };
-
-const success = (properties: Record<string, object>) => ({
-  type: 'object',
-  additionalProperties: false,
-  required: ['result', 'msg', ...Object.keys(properties)],
-  properties: { result: { enum: ['success'] }, msg: { type: 'string' }, ignored_parameters_unsupported: { type: 'array', items: { type: 'string' } }, ...properties },
-});
-
-/** Responses, by method and the reference's path template. */
-export const LATER_RESPONSES: { method: string; template: string; level: number; schema: object }[] = [
-  { method: 'POST', template: '/reminders', level: 381, schema: success({ reminder_id: { type: 'integer' } }) },
-  { method: 'GET', template: '/reminders', level: 399, schema: success({ reminders: { type: 'array', items: reminder } }) },
-  { method: 'DELETE', template: '/reminders/{reminder_id}', level: 399, schema: success({}) },
-];
 
 /** Top-level /register keys. */
 export const LATER_REGISTER_FIELDS: Record<string, object> = {
@@ -61,10 +48,4 @@ export function laterErrors(schema: object, value: unknown): string[] | null {
   if (!fn) compiled.set(schema, (fn = ajv.compile(schema)));
   if (fn(value)) return null;
   return fn.errors!.slice(0, 8).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
-}
-
-const templateMatches = (template: string, path: string) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path);
-
-export function laterResponse(method: string, path: string): (typeof LATER_RESPONSES)[number] | undefined {
-  return LATER_RESPONSES.find((r) => r.method === method && templateMatches(r.template, path));
 }

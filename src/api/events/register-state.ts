@@ -13,12 +13,14 @@ import { linkifiersView } from '../linkifiers/views.js';
 import { draftView, listDrafts, MAX_DRAFTS_IN_REGISTER } from '../drafts/actions.js';
 import { listSnippets, snippetView } from '../saved-snippets/actions.js';
 import { pendingScheduled, reminderView, scheduledView } from '../scheduled-messages/actions.js';
+import { realmEmbeddedBots } from '../bots/embedded.js';
+import { realmIncomingWebhookBots } from '../webhooks/registry.js';
 
 /**
  * The initial state of POST /register, section by section. Each section is sent when the client
  * asks for the event type(s) that keep it up to date, as the reference's fetch_initial_state_data
  * maps them; with neither fetch_event_types nor event_types, every section is sent. Sections
- * with nothing behind them yet (emoji, linkifiers, drafts, ...) come in their empty shape.
+ * with nothing behind them yet (emoji, user status, ...) come in their empty shape.
  *
  * Everything here runs synchronously, in the same step of the shard's thread as the queue's
  * creation (events/index.ts): an event is either already reflected here or will be in the queue.
@@ -69,8 +71,8 @@ const sections: Section[] = [
   { when: on('realm_user_groups'), build: (ctx, caps) => ({ realm_user_groups: realmUserGroups(ctx.realm, caps.include_deactivated_groups) }) },
   { when: on('realm_user'), build: (ctx, caps) => realmUserSection(ctx.shard, ctx.realm, me(ctx), ctx.params.client_gravatar, caps.user_list_incomplete) },
   { when: on('realm_bot'), build: (ctx) => ({ realm_bots: realmBots(ctx.realm, me(ctx)) }) },
-  { when: on('realm_embedded_bots'), build: () => ({ realm_embedded_bots: [] }) },
-  { when: on('realm_incoming_webhook_bots'), build: () => ({ realm_incoming_webhook_bots: [] }) },
+  { when: on('realm_embedded_bots'), build: () => ({ realm_embedded_bots: realmEmbeddedBots() }) },
+  { when: on('realm_incoming_webhook_bots'), build: () => ({ realm_incoming_webhook_bots: realmIncomingWebhookBots() }) },
   { when: on('recent_private_conversations'), build: (ctx) => ({ recent_private_conversations: recentPrivateConversations(ctx.shard, ctx.realm, me(ctx).id) }) },
   {
     when: on('subscription'),

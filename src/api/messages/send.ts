@@ -6,8 +6,8 @@ import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting, userHasRealmPermission } from '../../model/realm-settings.js';
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { idsUnder, insertMessage } from '../../store/messages.js';
 import type { WriteBatch } from '../../store/shard-store.js';
+import { idsUnder, insertMessage } from '../../store/messages.js';
 import { activeSubscriberIds, hasContentAccess, isGuest, isSubscribed, metadataUserIds } from '../streams/access.js';
 import { linkAttachments, notifyAttachments } from '../uploads/attachments.js';
 import { renderMessage, type Rendered } from './render.js';
@@ -143,7 +143,18 @@ export interface SendSpec {
   readBy?: number[];
   /** A widget given by the sender (`widget_content`), instead of one the content starts. */
   widget?: WidgetContent;
+  /**
+   * The transaction to send it in, which the caller commits: a durable job's run, whose removal
+   * must commit with the messages it sends (api/bots/outgoing.ts).
+   */
+  batch?: WriteBatch;
 }
+
+/**
+ * Called in every send, before its commit, with the send's batch: work caused by a message is
+ * recorded in the message's own transaction (outgoing webhook deliveries, api/bots/outgoing.ts).
+ */
+export const sendHooks: ((shard: Shard, batch: WriteBatch, realm: RealmState, msg: MessageRecord, rendered: Rendered) => void)[] = [];
 
 /**
  * The wildcard-mention rule, for sends and edits: above WILDCARD_MENTION_LIMIT subscribers
@@ -166,18 +177,6 @@ export function checkWildcardMentions(realm: RealmState, sender: UserRecord, ren
  * `message` event to every recipient, with each one's flags.
  */
 export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendSpec): Promise<MessageRecord> {
-  const batch = shard.batch();
-  const msg = recordSend(shard, realm, spec, batch);
-  await batch.commit();
-  return msg;
-}
-
-/**
- * The send, recorded on `batch` and not committed: for a send that must commit with another
- * change (a scheduled message's delivery, with its job's removal). It may throw the wildcard
- * mention errors before it records anything; the caller commits at once after.
- */
-export function recordSend(shard: Shard, realm: RealmState, spec: SendSpec, batch: WriteBatch): MessageRecord {
   const { sender } = spec;
   const rendered = renderMessage(spec.content, { realm, sender });
   const isStream = spec.stream !== undefined;
@@ -188,6 +187,7 @@ export function recordSend(shard: Shard, realm: RealmState, spec: SendSpec, batc
   const topicWildcardUsers = rendered.wildcards.topic && isStream ? topicParticipants(shard, realm, spec.stream!.id, topic) : new Set<number>();
   checkWildcardMentions(realm, sender, rendered, isStream ? recipientIds.size - 1 : null, topicWildcardUsers.size);
 
+  const batch = spec.batch ?? shard.batch();
   const msg: MessageRecord = {
     id: shard.allocateMessageId(batch),
     realmId: realm.id,
@@ -263,6 +263,8 @@ export function recordSend(shard: Shard, realm: RealmState, spec: SendSpec, batc
   for (const [userId, bits] of flags) byUser[userId] = flagNames(bits | (readers.has(userId) ? FLAG.read : 0));
   notifyAttachments(shard, batch, realm, attachments);
   batch.emit(realm.id, { type: 'message', message: msg, flags: byUser, local_id: spec.localId ?? null, sender_queue_id: spec.queueId ?? null }, recipientIds);
+  for (const hook of sendHooks) hook(shard, batch, realm, msg, rendered);
+  if (!spec.batch) await batch.commit();
   return msg;
 }
 

@@ -9,15 +9,15 @@ import type { WriteBatch } from '../../store/shard-store.js';
 import { getMessage } from '../../store/messages.js';
 import { canAccessMessage } from '../messages/access.js';
 import { notificationBot } from '../messages/notices.js';
-import { normalizeContent, recordSend } from '../messages/send.js';
+import { doSendMessage, normalizeContent } from '../messages/send.js';
 import { reminderContent } from '../reminders/content.js';
 import { JOB_KIND, saveDelivered, scheduledEvent, type JobData } from './actions.js';
 import { checkTarget } from './target.js';
 
 /**
  * Sending a scheduled message or a reminder when its job comes due, after the reference's
- * try_deliver_one_scheduled_message. The send (a real send by the sender, through messages/send.ts),
- * the record marked delivered and the job's removal are one transaction, so a crash repeats the
+ * try_deliver_one_scheduled_message. The send (a real send by the sender: doSendMessage on the
+ * job's batch, SendSpec.batch), the record marked delivered and the job's removal are one transaction, so a crash repeats the
  * whole delivery or none of it; the record is the job's key to its effect: a run that finds it
  * already delivered or failed does nothing more.
  *
@@ -36,28 +36,31 @@ function checkSendable(realm: RealmState, sender: UserRecord | undefined): asser
   if (!sender?.isActive) throw new Silent('Account is deactivated');
 }
 
-/** Records the send on `batch`; throws an ApiError when it cannot be made. */
-function recordDelivery(shard: Shard, realm: RealmState, rec: ScheduledMessageRecord, bot: UserRecord, batch: WriteBatch): number {
+/**
+ * Records the send on `batch`, which the caller commits; throws an ApiError, before recording
+ * anything, when it cannot be made.
+ */
+async function recordDelivery(shard: Shard, realm: RealmState, rec: ScheduledMessageRecord, bot: UserRecord, batch: WriteBatch): Promise<number> {
   const sender = realm.users.get(rec.senderId);
   checkSendable(realm, sender);
   if (rec.kind === 'remind') {
     // With the message still readable, the reminder quotes it as it is now.
     const target = rec.reminderTargetMessageId !== undefined ? getMessage(shard, realm, rec.reminderTargetMessageId) : undefined;
     const content = target && canAccessMessage(realm, sender, target) ? reminderContent(shard, realm, target, rec.reminderNote ?? null) : rec.content;
-    return recordSend(shard, realm, { sender: bot, content: normalizeContent(content), client: 'Internal', readBySender: false, recipients: [sender] }, batch).id;
+    return (await doSendMessage(shard, realm, { sender: bot, content: normalizeContent(content), client: 'Internal', readBySender: false, recipients: [sender], batch })).id;
   }
   if (Date.now() / 1000 > rec.deliverAt + LATE_CUTOFF_SECONDS) throw new ApiError('Message could not be sent at the scheduled time.');
   // Checked again: the channel, the recipients or the sender's permissions may have changed.
   const target = checkTarget(shard, realm, sender, rec.type, rec.type === 'stream' ? rec.streamId! : rec.to, rec.topic);
   const spec = { sender, content: normalizeContent(rec.content), client: rec.client, readBySender: rec.readBySender };
-  return recordSend(shard, realm, { ...spec, stream: target.stream, topic: target.topic, recipients: target.recipients }, batch).id;
+  return (await doSendMessage(shard, realm, { ...spec, stream: target.stream, topic: target.topic, recipients: target.recipients, batch })).id;
 }
 
 /** `<time:...>`: the reference's datetime_to_global_time, which clients show in local time. */
 const globalTime = (seconds: number) => `<time:${new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00')}>`;
 
 /** Marks the record failed and, unless the failure is silent, tells the sender. */
-function recordFailure(shard: Shard, realm: RealmState, rec: ScheduledMessageRecord, reason: string, silent: boolean, bot: UserRecord, batch: WriteBatch): void {
+async function recordFailure(shard: Shard, realm: RealmState, rec: ScheduledMessageRecord, reason: string, silent: boolean, bot: UserRecord, batch: WriteBatch): Promise<void> {
   const failed = { ...rec, failed: true, failureMessage: reason };
   saveDelivered(shard, batch, failed);
   const sender = realm.users.get(rec.senderId);
@@ -67,7 +70,7 @@ function recordFailure(shard: Shard, realm: RealmState, rec: ScheduledMessageRec
   const content =
     `The message you scheduled for ${globalTime(rec.deliverAt)} was not sent because of the following error:\n\n` +
     `> ${reason}\n\n[View scheduled messages](#scheduled)`;
-  recordSend(shard, realm, { sender: bot, content, client: 'Internal', readBySender: false, recipients: [sender] }, batch);
+  await doSendMessage(shard, realm, { sender: bot, content, client: 'Internal', readBySender: false, recipients: [sender], batch });
 }
 
 async function deliver(run: JobRun<JobData>, failure: string | null): Promise<void> {
@@ -75,23 +78,24 @@ async function deliver(run: JobRun<JobData>, failure: string | null): Promise<vo
   const realm = shard.realm(job.realmId);
   if (!realm) return;
   // First the one step that may wait (the bot is made with the realm, so it rarely does): from
-  // here to the commit nothing else runs on the shard.
+  // here to the commit only microtasks run (doSendMessage on a given batch records synchronously
+  // and leaves the commit to us), so no other request sees the record half-delivered.
   const bot = await notificationBot(shard, realm);
   const rec = shard.read<ScheduledMessageRecord>(shard.store.scheduled, [realm.id, job.data.senderId, job.data.id]);
   // Deleted; or sent or failed already, by an earlier run whose job removal this one repeats.
   if (!rec || rec.deliveredMessageId !== null || rec.failed) return;
   if (failure !== null) {
-    recordFailure(shard, realm, rec, failure, false, bot, batch);
+    await recordFailure(shard, realm, rec, failure, false, bot, batch);
   } else {
     try {
-      const messageId = recordDelivery(shard, realm, rec, bot, batch);
+      const messageId = await recordDelivery(shard, realm, rec, bot, batch);
       saveDelivered(shard, batch, { ...rec, deliveredMessageId: messageId });
       const event = rec.kind === 'remind' ? { type: 'reminders', op: 'remove', reminder_id: rec.id } : { type: 'scheduled_messages', op: 'remove', scheduled_message_id: rec.id };
       batch.emit(realm.id, event, [rec.senderId]);
     } catch (err) {
       // Anything but an ApiError is a bug: the runner discards the batch and retries.
       if (!(err instanceof ApiError)) throw err;
-      recordFailure(shard, realm, rec, err.message, err instanceof Silent, bot, batch);
+      await recordFailure(shard, realm, rec, err.message, err instanceof Silent, bot, batch);
     }
   }
   await batch.commit();
