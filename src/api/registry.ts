@@ -4,6 +4,7 @@ import { operations as devices } from './devices/index.js';
 import { operations as drafts } from './drafts/index.js';
 import { operations as emailGateway } from './email-gateway/index.js';
 import { operations as events } from './events/index.js';
+import { operations as invites } from './invites/index.js';
 import { operations as linkifiers } from './linkifiers/index.js';
 import { operations as messages } from './messages/index.js';
 import { operations as presence } from './presence/index.js';
@@ -28,6 +29,7 @@ export const operations: Record<string, Operation<any>> = {
   ...drafts,
   ...emailGateway,
   ...events,
+  ...invites,
   ...linkifiers,
   ...messages,
   ...presence,

@@ -15,6 +15,9 @@ import type { MessageIds } from './message-ids.js';
  *   formerSubs [realmId, userId, streamId]     -> SubscriptionRecord of a channel the user left
  *   groups    [realmId, groupId]               -> GroupRecord
  *   devices   [realmId, userId, kind, token]   -> DeviceRecord
+ *   invites   [realmId, inviteId]              -> InviteRecord (email invitations and reusable
+ *                                                 links; used and revoked ones stay)
+ *   inviteKeys [realmId, key]                  -> inviteId: the secret of a /join/<key>/ link
  *   meta      'seq:<kind>'                     -> last id handed out (user, stream, group;
  *                                                 'seq:message' is this shard's high-water mark)
  *
@@ -84,6 +87,8 @@ export interface ShardStore {
   queues: Database;
   eventLog: Database;
   formerSubs: Database;
+  invites: Database;
+  inviteKeys: Database;
   botStorage: Database;
   channelEmails: Database;
   jobs: Database;
@@ -131,6 +136,8 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     queues: db('queues'),
     eventLog: db('eventLog'),
     formerSubs: db('formerSubs'),
+    invites: db('invites'),
+    inviteKeys: db('inviteKeys'),
     botStorage: db('botStorage'),
     channelEmails: db('channelEmails'),
     jobs: db('jobs'),

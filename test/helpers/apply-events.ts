@@ -310,6 +310,9 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
     case 'realm_linkifiers':
       state.realm_linkifiers = event.realm_linkifiers;
       return;
+    // No state in /register: a client showing invitations fetches GET /invites again.
+    case 'invites_changed':
+      return;
     case 'realm_bot':
       return applyRealmBot(state, event);
     case 'default_streams':
