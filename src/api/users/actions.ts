@@ -11,6 +11,7 @@ import { flush, outbox, type Outbox } from '../../shard/outbox.js';
 import { setReadMark } from '../../model/read-state.js';
 import { directGroupsOf } from '../../model/groups.js';
 import type { WriteBatch } from '../../store/shard-store.js';
+import { groupEventsForActivation } from '../user_groups/user-activity.js';
 import type { BotProfile } from '../../model/types.js';
 import { sendBotCreated, sendBotUpdate, sendOwnerChange } from '../bots/events.js';
 
@@ -147,9 +148,9 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
 }
 
 /**
- * A user who becomes active joins their groups (their role's system group at least): clients
- * keep group members, so they are told, as the reference tells them, with user_group
- * add_members. Deactivation needs no such event: clients drop deactivated users themselves.
+ * A new user joins their role's system group: clients keep group members, so they are told, as
+ * the reference tells them, with user_group add_members. (Deactivation and reactivation:
+ * user_groups/user-activity.ts.)
  */
 function emitGroupJoins(batch: WriteBatch, realm: RealmState, user: UserRecord): void {
   const audience = realm.activeUserIds();
@@ -179,7 +180,7 @@ async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], i
   // the users who remain (or become) active and can access the user (level 303).
   for (const user of users) {
     batch.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: isActive } }, usersWhoCanAccess(shard, realm, user));
-    if (isActive) emitGroupJoins(batch, realm, user);
+    groupEventsForActivation(shard, realm, user, (event, ids) => batch.emit(realm.id, event, ids));
     if (user.isBot && !user.isSystemBot) {
       const send = (event: Parameters<typeof batch.emit>[1], ids: Iterable<number>) => batch.emit(realm.id, event, ids);
       sendBotUpdate(send, realm, user, { is_active: isActive });
