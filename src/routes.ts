@@ -23,6 +23,9 @@ export const routes: readonly Route[] = [
   r('POST', '/realm/filters', 'linkifiers.add'),
   r('PATCH', '/realm/filters/{filter_id}', 'linkifiers.update'),
   r('DELETE', '/realm/filters/{filter_id}', 'linkifiers.remove'),
+  r('GET', '/realm/emoji', 'emoji.list'),
+  r('POST', '/realm/emoji/{emoji_name}', 'emoji.upload'),
+  r('DELETE', '/realm/emoji/{emoji_name}', 'emoji.remove'),
 
   r('PATCH', '/settings', 'settings.update'),
   // Deprecated aliases since feature level 80, still used by older clients.

@@ -2,6 +2,7 @@ import type { Operation } from './operation.js';
 import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
 import { operations as drafts } from './drafts/index.js';
+import { operations as emoji } from './emoji/index.js';
 import { operations as emailGateway } from './email-gateway/index.js';
 import { operations as events } from './events/index.js';
 import { operations as invites } from './invites/index.js';
@@ -28,6 +29,7 @@ export const operations: Record<string, Operation<any>> = {
   ...bots,
   ...devices,
   ...drafts,
+  ...emoji,
   ...emailGateway,
   ...events,
   ...invites,

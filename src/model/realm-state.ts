@@ -1,7 +1,7 @@
 /** [first message id received, last message id received or null while subscribed]. */
 export type SubInterval = [number, number | null];
 
-import type { GroupRecord, RealmRecord, StreamRecord, SubscriptionRecord, UserRecord } from './types.js';
+import type { GroupRecord, RealmEmojiRecord, RealmRecord, StreamRecord, SubscriptionRecord, UserRecord } from './types.js';
 
 /**
  * One realm's organization model, held in memory by the shard that owns the realm.
@@ -37,6 +37,9 @@ export class RealmState {
    * while subscribed). A channel message was received by a user iff its id lies in one.
    */
   readonly subHistory = new Map<number, Map<number, SubInterval[]>>();
+
+  /** Custom emoji by id, deactivated ones included (api/emoji/). */
+  readonly realmEmoji = new Map<number, RealmEmojiRecord>();
 
   /** The realm's URL (Shard.realmUrl), set when the shard loads or creates the realm. */
   url = '';

@@ -355,6 +355,9 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
     case 'realm_linkifiers':
       state.realm_linkifiers = event.realm_linkifiers;
       return;
+    case 'realm_emoji':
+      if (event.op === 'update') state.realm_emoji = event.realm_emoji;
+      return;
     // No state in /register: a client showing invitations fetches GET /invites again.
     case 'invites_changed':
       return;
