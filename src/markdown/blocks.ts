@@ -5,7 +5,7 @@
  * rendering tweaked where the reference's HTML differs (code blocks, list nesting, table
  * alignment, a lone ">"). Image and video links get the reference's inline previews.
  */
-import { createRequire } from 'node:module';
+import { lazyRequire } from './lazy.js';
 import type MarkdownIt from 'markdown-it';
 import type StateBlock from 'markdown-it/lib/rules_block/state_block.mjs';
 import type StateCore from 'markdown-it/lib/rules_core/state_core.mjs';
@@ -34,7 +34,7 @@ let md: MarkdownIt | undefined;
 export function markdownEngine(): MarkdownIt {
   if (md) return md;
   // Required on first use, not imported: an idle shard (P4 in the bench) needs no renderer.
-  const Engine = createRequire(import.meta.url)('markdown-it') as typeof MarkdownIt;
+  const Engine = lazyRequire<typeof MarkdownIt>('markdown-it');
   md = new Engine('default', { html: false, breaks: true, linkify: false, typographer: false });
   // Deeper block nesting is cut off rather than recursed into (markdown-it's own guard).
   (md.options as { maxNesting?: number }).maxNesting = 40;

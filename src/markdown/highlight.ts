@@ -4,7 +4,7 @@
  * Pygments; we highlight with highlight.js and name each token with the Pygments class for the
  * same kind of token, because clients style (and the mobile app only accepts) those classes.
  */
-import { createRequire } from 'node:module';
+import { lazyRequire } from './lazy.js';
 
 interface Hljs {
   getLanguage(name: string): unknown;
@@ -15,7 +15,7 @@ let hljs: Hljs | undefined;
 
 function highlighter(): Hljs {
   // Loaded on first use: the full language set costs ~150 ms and a few MB at start-up.
-  if (!hljs) hljs = createRequire(import.meta.url)('highlight.js') as Hljs;
+  if (!hljs) hljs = lazyRequire<Hljs>('highlight.js');
   return hljs;
 }
 

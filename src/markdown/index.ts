@@ -7,6 +7,7 @@
  * previews. docs/markdown.md lists the syntax and the known differences.
  */
 import { ApiError } from '../lib/errors.js';
+import { renderClock } from './lazy.js';
 import { markdownEngine, type BlockEnv } from './blocks.js';
 import { renderError } from './inline.js';
 import { topicLinks } from './linkifiers.js';
@@ -33,7 +34,7 @@ export function renderMarkdown(content: string, ctx: RenderContext): RenderResul
     mentionedUserIds: new Set(),
     mentionedGroupIds: new Set(),
     wildcards: { stream: false, topic: false },
-    deadline: performance.now() + RENDER_TIME_LIMIT_MS,
+    deadline: renderClock() + RENDER_TIME_LIMIT_MS,
   };
   const env: BlockEnv = { state, stash: [], links: [], hasImage: false, listStarts: new Map() };
   let html = '';
@@ -50,7 +51,7 @@ export function renderMarkdown(content: string, ctx: RenderContext): RenderResul
       if (err instanceof ApiError) throw err;
       throw renderError();
     }
-    if (html.length > MAX_RENDERED_LENGTH || performance.now() > state.deadline) throw renderError();
+    if (html.length > MAX_RENDERED_LENGTH || renderClock() > state.deadline) throw renderError();
   }
   const attachmentPathIds = [
     ...new Set(env.links.flatMap((link) => uploadPathId(link.href, ctx.realmUrl) ?? [])),

@@ -11,6 +11,7 @@
  * too, so no input can produce markup.
  */
 import { ApiError } from '../lib/errors.js';
+import { renderClock } from './lazy.js';
 
 export type InlineNode =
   | { kind: 'el'; tags: string[]; attrs: Record<string, string>; content: string; atomic: boolean; link?: LinkInfo }
@@ -81,7 +82,7 @@ export class InlineRun {
       let copied = 0;
       let from = 0;
       while (from <= data.length) {
-        if (performance.now() > this.deadline) throw renderError();
+        if (renderClock() > this.deadline) throw renderError();
         const m = pattern.find(data, from, this);
         if (!m) break;
         if (!m.node) {

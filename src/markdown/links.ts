@@ -2,7 +2,7 @@
  * URL handling shared by the renderer: which URLs may become links, the reference's web-link
  * detector, and the narrow-URL encoding the reference uses for channel and topic links.
  */
-import { createRequire } from 'node:module';
+import { lazyRequire } from './lazy.js';
 
 /** Schemes a link may use: http(s), ftp, file, and the HTML spec's safelisted schemes. */
 const ALLOWED_SCHEMES = new Set([
@@ -129,9 +129,8 @@ let webLink: RegExp | undefined;
  */
 export function webLinkRegex(): RegExp {
   if (webLink) return webLink;
-  const require = createRequire(import.meta.url);
   const falsePositives = new Set(['java', 'md', 'mov', 'py', 'zip']);
-  const tlds = (require('tlds') as string[])
+  const tlds = lazyRequire<string[]>('tlds')
     .filter((tld) => !falsePositives.has(tld))
     .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
     .map((tld) => tld.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))

@@ -2,7 +2,7 @@
  * Math with KaTeX, the renderer the reference uses (its HTML is KaTeX's, byte for byte).
  * Errors are reported as undefined so the caller can show the reference's `tex-error` span.
  */
-import { createRequire } from 'node:module';
+import { lazyRequire } from './lazy.js';
 
 interface Katex {
   renderToString(tex: string, options: Record<string, unknown>): string;
@@ -11,7 +11,7 @@ interface Katex {
 let katex: Katex | undefined;
 
 export function renderTex(tex: string, displayMode: boolean): string | undefined {
-  katex ??= createRequire(import.meta.url)('katex') as Katex;
+  katex ??= lazyRequire<Katex>('katex');
   try {
     return katex.renderToString(tex, {
       displayMode,
