@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import type { CreatedRealm } from './api/realm/actions.js';
 import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from './config.js';
@@ -8,7 +8,10 @@ import { longPollHandler } from './front/longpoll.js';
 import { setLogLevel } from './lib/log.js';
 import { ShardPool } from './shard/pool.js';
 import { Directory } from './store/directory.js';
+import { checkDirectoryFile, checkShardFiles, StoreError } from './store/integrity.js';
+import { probeStores } from './store/probe.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
+import { log } from './lib/log.js';
 
 export interface RunningServer {
   config: ResolvedConfig;
@@ -40,16 +43,68 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   }
 }
 
-/** How long a stop waits for requests in flight before it closes their connections. */
-const STOP_GRACE_MS = 5000;
+/**
+ * Errors of Node's HTTP parser (a malformed request line, oversized headers, a bad chunk) come
+ * before any handler runs, and Node answers them with an empty body. Answer them in the API's
+ * shape instead, and close: the rest of the connection's bytes cannot be trusted.
+ */
+const PARSER_ANSWERS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request headers are too large.'],
+  HPE_HEADER_TIMEOUT: [408, 'Request Timeout', 'The request took too long to arrive.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request took too long to arrive.'],
+};
+
+function answerParserError(err: NodeJS.ErrnoException & { bytesParsed?: number }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  const [status, text, msg] = PARSER_ANSWERS[err.code ?? ''] ?? [400, 'Bad Request', 'Malformed HTTP request.'];
+  const body = JSON.stringify({ result: 'error', msg, code: 'BAD_REQUEST' });
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** How long a connection must have been idle, once stopping, before it is closed (see close). */
+const IDLE_LINGER_MS = 250;
 
 async function start(config: Config, lock: DataDirLock): Promise<RunningServer> {
+  // Before anything opens them: a missing or damaged store is refused with its file and the
+  // problem, never opened (LMDB would crash on it) or replaced by an empty one.
+  checkDirectoryFile(config.dataDir);
   const directory = new Directory(config.dataDir);
+  try {
+    checkShardFiles(config.dataDir, directory.list());
+    // What the shards are about to load, read first in a child process: a damaged page there
+    // would end this process with SIGBUS or SIGSEGV and nothing in the log.
+    if (directory.list().length > 0) {
+      const [problem] = (await probeStores(config.dataDir, 'load')).problems;
+      if (problem) throw new StoreError(problem.file, problem.problem + (problem.table && !problem.problem.includes(problem.table) ? ` (table ${problem.table})` : ''));
+    }
+  } catch (err) {
+    await directory.close();
+    throw err;
+  }
   // Requests that arrive while the shards load wait here: none may run before every shard has
   // raised the shared message-id counter (ShardPool.ready).
   let handle: RequestListener | null = null;
   const early: [IncomingMessage, ServerResponse][] = [];
-  const http = createServer((req, res) => (handle ? handle(req, res) : early.push([req, res])));
+  // Each connection's requests in flight and when it last finished one: a stop closes the idle
+  // ones, and lets the busy ones finish (see close).
+  const connections = new Map<Socket, { busy: number; idleSince: number }>();
+  const http = createServer((req, res) => {
+    const conn = connections.get(req.socket);
+    if (conn) {
+      conn.busy++;
+      res.once('close', () => {
+        conn.busy--;
+        conn.idleSince = Date.now();
+      });
+    }
+    if (handle) handle(req, res);
+    else early.push([req, res]);
+  });
+  http.on('connection', (socket: Socket) => {
+    connections.set(socket, { busy: 0, idleSince: Date.now() });
+    socket.once('close', () => connections.delete(socket));
+  });
+  http.on('clientError', answerParserError);
   const port = await listen(http, config.port, config.bind);
   const resolved = resolveConfig(config, port);
   resolved.shards = Math.max(resolved.shards, directory.shardsInUse());
@@ -73,7 +128,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   }
   const koa = front.app.callback();
   let closing: Promise<void> | null = null;
-  const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null);
+  const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null, front.limitAddress);
   handle = (req, res) => {
     // Once stopping, every answer closes its connection (see longpoll.ts).
     if (closing) res.shouldKeepAlive = false;
@@ -81,17 +136,37 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   };
   for (const [req, res] of early.splice(0)) handle(req, res);
 
+  /**
+   * A graceful stop. In order:
+   *   1. stop accepting connections (clients retry elsewhere or later: a refused connection
+   *      is one they know was never served);
+   *   2. every shard answers its parked long-polls, empty, and parks no more;
+   *   3. requests in flight finish, each answer closing its connection; an idle keep-alive
+   *      connection is closed once it has been idle IDLE_LINGER_MS, so that a client between
+   *      two requests of a loop sends its next one and is answered rather than reset (closing
+   *      idle connections at once, as http.Server.close does, drops requests already on the
+   *      wire);
+   *   4. after stopGraceSeconds whatever is left is closed: a client that reads its answer
+   *      slowly, or dribbles its request in, cannot hold the stop;
+   *   5. the shards save their queues and flush LMDB.
+   */
   const close = () =>
     (closing ??= (async () => {
-      // Parked long-polls would hold the HTTP server open until their heartbeat: answer them first.
+      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(http, () => resolve()));
       await pool.drain();
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeIdleConnections();
-        // A request still unanswered after the grace period (a client that stopped reading, a
-        // connection whose peer vanished without a FIN) must not keep the server from stopping.
-        setTimeout(() => http.closeAllConnections(), STOP_GRACE_MS).unref();
-      });
+      const graceMs = resolved.stopGraceSeconds * 1000;
+      const deadline = Date.now() + graceMs;
+      while (connections.size > 0 && Date.now() < deadline) {
+        const now = Date.now();
+        for (const [socket, conn] of connections) if (conn.busy === 0 && now - conn.idleSince >= IDLE_LINGER_MS) socket.destroy();
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      if (connections.size > 0) {
+        log.warn({ connections: connections.size }, 'stop: closing connections still open after the grace period');
+        http.closeAllConnections();
+        for (const socket of connections.keys()) socket.destroy();
+      }
+      await closed;
       await pool.close();
       await directory.close();
       lock.release();

@@ -11,6 +11,7 @@ import type { ShardPool } from '../shard/pool.js';
 import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { uploadsTmpDir } from '../store/uploads.js';
 import { paramParser } from './body.js';
+import { addressLimit, type AddressLimit } from './guard.js';
 import { staticFiles } from './static.js';
 
 /**
@@ -23,6 +24,8 @@ export interface FrontEnd {
   refreshRealms(): void;
   /** The realm a Host header names (throws noSuchRealm). */
   realmFor(host: string): DirectoryEntry;
+  /** The per-address limit of requests without credentials (front/guard.ts). */
+  limitAddress: AddressLimit;
 }
 
 function send(ctx: Context, reply: Reply): void {
@@ -79,7 +82,15 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
 
   app.use(staticFiles);
 
-  const parseParams = paramParser(uploadsTmpDir(config.dataDir));
+  // Requests without credentials, per client address, before their bodies are read.
+  const limitAddress = addressLimit(config);
+  app.use(async (ctx: Context, next: Next) => {
+    const headers = limitAddress(ctx.req);
+    if (headers) ctx.set(headers);
+    await next();
+  });
+
+  const parseParams = paramParser(uploadsTmpDir(config.dataDir), { ...config.requestLimits });
   const router = new Router({ prefix: '/api/v1' });
   for (const route of routes) {
     // `{name*}` takes the rest of the path (an upload's path id has several segments).
@@ -132,5 +143,5 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   app.use(router.routes());
   app.use(router.allowedMethods());
 
-  return { app, refreshRealms, realmFor };
+  return { app, refreshRealms, realmFor, limitAddress };
 }

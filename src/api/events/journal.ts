@@ -3,7 +3,7 @@ import type { ShardEvent } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
 import type { WriteBatch } from '../../store/shard-store.js';
 import type { QueueManager } from './manager.js';
-import { EventQueue, type QueuedEvent, type SavedQueue } from './queue.js';
+import { EventQueue, type SavedQueue } from './queue.js';
 import { shapeEvent } from './shape.js';
 
 /**
@@ -82,7 +82,7 @@ export class EventJournal {
     for (const queue of byNum.values()) {
       // As the reference's send_restart_events: only to queues that asked for the type.
       if (!queue.wants('restart')) continue;
-      queue.push({ ...restartEvent, id: queue.nextId(batch, store) } as QueuedEvent, 0);
+      queue.push(restartEvent, queue.nextId(batch, store), 0);
     }
     await batch.commit();
     return byNum.size;
@@ -95,10 +95,10 @@ export class EventJournal {
       const [num, firstId, count] = item.targets.slice(i, i + 3);
       const queue = byNum.get(num);
       // Already acknowledged, or (graceful-stop rows of earlier versions) already queued.
-      if (!queue || firstId + count - 1 <= Math.max(queue.newestPruned, queue.events.at(-1)?.id ?? -1)) continue;
+      if (!queue || firstId + count - 1 <= Math.max(queue.newestPruned, queue.newestQueued)) continue;
       const copies = shapeEvent(this.shard, realm, queue, item.event).slice(0, count);
       copies.forEach((copy, k) => {
-        if (firstId + k > queue.newestPruned) queue.push({ ...copy, id: firstId + k } as QueuedEvent, seq);
+        if (firstId + k > queue.newestPruned) queue.push(copy, firstId + k, seq);
       });
     }
   }
