@@ -105,6 +105,13 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     socket.once('close', () => connections.delete(socket));
   });
   http.on('clientError', answerParserError);
+  // Node closes a kept-alive connection after 5 s idle; a client that reuses it at that moment
+  // (any client that paused between two requests) sees its request reset, which for a send
+  // means not knowing whether it was stored. Clients and proxies keep connections longer, so
+  // keep them as nginx does (75 s, past the 50 s long-poll heartbeat); a stop closes idle ones
+  // anyway.
+  http.keepAliveTimeout = 75_000;
+  http.headersTimeout = 80_000;
   const port = await listen(http, config.port, config.bind);
   const resolved = resolveConfig(config, port);
   resolved.shards = Math.max(resolved.shards, directory.shardsInUse());
