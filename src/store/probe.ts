@@ -65,10 +65,10 @@ function runChild(mode: 'load' | 'full', dataDir: string, specs: string[]): Prom
 }
 
 /** Reads the stores of `dataDir` (all present ones), reporting every problem found. */
-export async function probeStores(dataDir: string, mode: 'load' | 'full'): Promise<ProbeReport> {
+export async function probeStores(dataDir: string, mode: 'load' | 'full', include: (file: string) => boolean = () => true): Promise<ProbeReport> {
   const report: ProbeReport = { problems: [], rows: new Map(), realmIds: new Map() };
-  let specs = presentStores(dataDir);
   const fileOf = (spec: string) => (spec === 'directory' ? directoryFile(dataDir) : shardFile(dataDir, Number(spec.slice(6))));
+  let specs = presentStores(dataDir).filter((spec) => include(fileOf(spec)));
   while (specs.length > 0) {
     const { lines, signal, code, stderr } = await runChild(mode, dataDir, specs);
     let last: ProbeLine | null = null;
