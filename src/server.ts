@@ -63,6 +63,8 @@ function answerParserError(err: NodeJS.ErrnoException & { bytesParsed?: number }
 
 /** How long a connection must have been idle, once stopping, before it is closed (see close). */
 const IDLE_LINGER_MS = 250;
+/** How long a stop still accepts connections the kernel has queued (see close). */
+const ACCEPT_LINGER_MS = 100;
 
 async function start(config: Config, lock: DataDirLock): Promise<RunningServer> {
   // Before anything opens them: a missing or damaged store is refused with its file and the
@@ -88,6 +90,8 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   // Each connection's requests in flight and when it last finished one: a stop closes the idle
   // ones, and lets the busy ones finish (see close).
   const connections = new Map<Socket, { busy: number; idleSince: number }>();
+  // What happened to the requests a stop found: logged when it ends.
+  const stopStats = { answered: 0, cut: 0 };
   const http = createServer((req, res) => {
     const conn = connections.get(req.socket);
     if (conn) {
@@ -95,6 +99,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       res.once('close', () => {
         conn.busy--;
         conn.idleSince = Date.now();
+        if (closing) stopStats[res.writableFinished ? 'answered' : 'cut']++;
       });
     }
     if (handle) handle(req, res);
@@ -145,35 +150,41 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
 
   /**
    * A graceful stop. In order:
-   *   1. stop accepting connections (clients retry elsewhere or later: a refused connection
-   *      is one they know was never served);
-   *   2. every shard answers its parked long-polls, empty, and parks no more;
-   *   3. requests in flight finish, each answer closing its connection; an idle keep-alive
-   *      connection is closed once it has been idle IDLE_LINGER_MS, so that a client between
-   *      two requests of a loop sends its next one and is answered rather than reset (closing
-   *      idle connections at once, as http.Server.close does, drops requests already on the
-   *      wire);
-   *   4. after stopGraceSeconds whatever is left is closed: a client that reads its answer
+   *   1. for ACCEPT_LINGER_MS more, connections are still accepted: those the kernel queued
+   *      while the event loop was busy are requests already on the wire, and closing the
+   *      listener would reset them. Every answer from now on closes its connection;
+   *   2. stop accepting (a refused connection is one a client knows was never served);
+   *   3. every shard answers its parked long-polls, empty, and parks no more;
+   *   4. requests in flight finish; an idle keep-alive connection is closed once it has been
+   *      idle IDLE_LINGER_MS, so that a client between two requests of a loop sends its next
+   *      one and is answered rather than reset (closing idle connections at once, as
+   *      http.Server.close does, drops requests already on the wire);
+   *   5. after stopGraceSeconds whatever is left is closed: a client that reads its answer
    *      slowly, or dribbles its request in, cannot hold the stop;
-   *   5. the shards save their queues and flush LMDB.
+   *   6. the shards save their queues and flush LMDB.
    */
   const close = () =>
     (closing ??= (async () => {
+      const started = Date.now();
+      const deadline = started + resolved.stopGraceSeconds * 1000;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(ACCEPT_LINGER_MS, resolved.stopGraceSeconds * 1000)));
+      // Closed from the check phase, right after the poll phase has accepted every connection
+      // the kernel had queued: only one completed in the microseconds between is reset.
+      await new Promise((resolve) => setImmediate(resolve));
       const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(http, () => resolve()));
       await pool.drain();
-      const graceMs = resolved.stopGraceSeconds * 1000;
-      const deadline = Date.now() + graceMs;
       while (connections.size > 0 && Date.now() < deadline) {
         const now = Date.now();
         for (const [socket, conn] of connections) if (conn.busy === 0 && now - conn.idleSince >= IDLE_LINGER_MS) socket.destroy();
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
-      if (connections.size > 0) {
-        log.warn({ connections: connections.size }, 'stop: closing connections still open after the grace period');
+      const left = connections.size;
+      if (left > 0) {
         http.closeAllConnections();
         for (const socket of connections.keys()) socket.destroy();
       }
       await closed;
+      log.info({ ms: Date.now() - started, answered: stopStats.answered, cut: stopStats.cut, closedAtGrace: left }, 'stop: requests answered during the stop, and cut off when the grace period ended');
       await pool.close();
       await directory.close();
       lock.release();
