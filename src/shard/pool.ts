@@ -30,8 +30,13 @@ export class ShardPool {
     return this.pools.length;
   }
 
+  /** Set by ready(): shards started from then on run their durable jobs at once. */
+  private jobsStarted = false;
+
   private pool(index: number): Piscina {
-    return (this.pools[index] ??= this.started(index, new Piscina({
+    const existing = this.pools[index];
+    if (existing) return existing;
+    const pool = (this.pools[index] = new Piscina({
       filename: this.filename,
       minThreads: 1,
       maxThreads: 1,
@@ -40,16 +45,12 @@ export class ShardPool {
       maxQueue: Infinity,
       atomics: 'disabled',
       workerData: { index, config: this.config, messageIds: this.messageIds },
-    })));
-  }
-
-  /**
-   * Piscina re-emits a worker's uncaught error on the pool, and an 'error' event with no
-   * listener ends the process, taking every other shard with it. The failed shard's thread is
-   * replaced (minThreads), and reloads its realms from the store.
-   */
-  private started(index: number, pool: Piscina): Piscina {
+    }));
+    // Piscina re-emits a worker's uncaught error on the pool, and an 'error' event with no
+    // listener ends the process, taking every other shard with it. The failed shard's thread
+    // is replaced (minThreads), and reloads its realms from the store.
     pool.on('error', (err) => log.error({ err, shard: index }, 'shard thread failed; a new one takes over from the store'));
+    if (this.jobsStarted) pool.run({ kind: 'startJobs' }).catch(() => undefined);
     return pool;
   }
 
@@ -60,6 +61,9 @@ export class ShardPool {
    */
   async ready(shards: Iterable<number>): Promise<void> {
     await Promise.all([...new Set(shards)].map((index) => this.pool(index).run({ kind: 'admin', op: 'ping' })));
+    // Durable jobs send messages, so they too wait until every shard has raised the counter.
+    this.jobsStarted = true;
+    await Promise.all(this.running().map((pool) => pool.run({ kind: 'startJobs' })));
   }
 
   request(shard: number, task: RequestTask): Promise<Reply> {
