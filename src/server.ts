@@ -7,6 +7,7 @@ import { createFrontEnd } from './front/app.js';
 import { longPollHandler } from './front/longpoll.js';
 import { setLogLevel } from './lib/log.js';
 import { ShardPool } from './shard/pool.js';
+import { startMailListener } from './front/smtp.js';
 import { Directory } from './store/directory.js';
 import { checkDirectoryFile, checkShardFiles, StoreError } from './store/integrity.js';
 import { probeStores } from './store/probe.js';
@@ -19,6 +20,8 @@ export interface RunningServer {
   port: number;
   /** Set on the first start with an empty data directory: the root realm and its owner. */
   bootstrap: (CreatedRealm & { zuliprc: string }) | null;
+  /** The email gateway's SMTP port, when its listener runs (front/smtp.ts). */
+  mailPort: number | null;
   /** Stops accepting, lets in-flight requests finish, flushes LMDB. */
   close(): Promise<void>;
 }
@@ -138,6 +141,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     });
     front.refreshRealms();
   }
+  const mail = resolved.emailGateway.enabled && resolved.emailGateway.port !== null ? await startMailListener(resolved, pool, () => directory.list().map((realm) => realm.shard)) : null;
   const koa = front.app.callback();
   let closing: Promise<void> | null = null;
   const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null, front.limitAddress);
@@ -166,6 +170,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const close = () =>
     (closing ??= (async () => {
       const started = Date.now();
+      await mail?.close();
       const deadline = started + resolved.stopGraceSeconds * 1000;
       await new Promise((resolve) => setTimeout(resolve, Math.min(ACCEPT_LINGER_MS, resolved.stopGraceSeconds * 1000)));
       // Closed from the check phase, right after the poll phase has accepted every connection
@@ -190,5 +195,5 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       lock.release();
     })());
 
-  return { config: resolved, url: `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`, port, bootstrap, close };
+  return { config: resolved, url: `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`, port, bootstrap, mailPort: mail?.port ?? null, close };
 }

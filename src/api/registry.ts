@@ -1,5 +1,7 @@
 import type { Operation } from './operation.js';
+import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
+import { operations as emailGateway } from './email-gateway/index.js';
 import { operations as events } from './events/index.js';
 import { operations as linkifiers } from './linkifiers/index.js';
 import { operations as messages } from './messages/index.js';
@@ -13,10 +15,13 @@ import { operations as subscriptions } from './subscriptions/index.js';
 import { operations as typing } from './typing/index.js';
 import { operations as uploads } from './uploads/index.js';
 import { operations as users } from './users/index.js';
+import { operations as webhooks } from './webhooks/index.js';
 
 /** Every operation the shards run, by the name the route table (src/routes.ts) uses. */
 export const operations: Record<string, Operation<any>> = {
+  ...bots,
   ...devices,
+  ...emailGateway,
   ...events,
   ...linkifiers,
   ...messages,
@@ -30,4 +35,5 @@ export const operations: Record<string, Operation<any>> = {
   ...typing,
   ...uploads,
   ...users,
+  ...webhooks,
 };

@@ -14,12 +14,15 @@ import { ApiError, rateLimited } from '../lib/errors.js';
  */
 export type AddressLimit = (req: IncomingMessage) => Record<string, string> | undefined;
 
+const API_KEY_PARAM = /[?&]api_key=/;
+
 export function addressLimit(config: ResolvedConfig): AddressLimit {
   const { enabled, perIp } = config.rateLimits;
   if (!enabled || perIp.length === 0) return () => undefined;
   const limiter = new RateLimiter(perIp);
   return (req) => {
-    if (req.headers.authorization) return undefined;
+    // Credentials in a header, or an incoming webhook's api_key in its URL: counted per user.
+    if (req.headers.authorization || API_KEY_PARAM.test(req.url ?? '')) return undefined;
     const { retryAfter, headers } = limiter.take(req.socket.remoteAddress ?? '');
     if (retryAfter > 0) {
       const err = rateLimited(retryAfter);

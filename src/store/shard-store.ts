@@ -40,6 +40,9 @@ import type { MessageIds } from './message-ids.js';
  *   queues      queueId                                  -> a live event queue: options, ceiling
  *   eventLog    seq                                      -> the durable events of one
  *                                                          transaction (api/events/journal.ts)
+ *   botStorage  [realmId, userId, keyId]                 -> [key, value]  api/bots/storage.ts
+ *   channelEmails ['t', token] | ['c', realm, channel, creator, sender] -> channel email
+ *                                                          addresses (api/email-gateway/address.ts)
  *   jobs        [due, key]                               -> JobRecord  store/jobs.ts: durable
  *   jobKeys     key                                      -> due        work run by shard/jobs.ts
  *
@@ -77,6 +80,8 @@ export interface ShardStore {
   queues: Database;
   eventLog: Database;
   formerSubs: Database;
+  botStorage: Database;
+  channelEmails: Database;
   jobs: Database;
   jobKeys: Database;
 }
@@ -123,6 +128,8 @@ export function openShardStore(dataDir: string, shard: number, readOnly = false)
     queues: db('queues'),
     eventLog: db('eventLog'),
     formerSubs: db('formerSubs'),
+    botStorage: db('botStorage'),
+    channelEmails: db('channelEmails'),
     jobs: db('jobs'),
     jobKeys: db('jobKeys'),
   };
