@@ -46,17 +46,18 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   }
 }
 
-/**
- * Errors of Node's HTTP parser (a malformed request line, oversized headers, a bad chunk) come
- * before any handler runs, and Node answers them with an empty body. Answer them in the API's
- * shape instead, and close: the rest of the connection's bytes cannot be trusted.
- */
+/** Node's HTTP parser errors that have an answer of their own; the rest are 400. */
 const PARSER_ANSWERS: Record<string, [number, string, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request headers are too large.'],
   HPE_HEADER_TIMEOUT: [408, 'Request Timeout', 'The request took too long to arrive.'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request took too long to arrive.'],
 };
 
+/**
+ * Errors of Node's HTTP parser (a malformed request line, oversized headers, a bad chunk) come
+ * before any handler runs, and Node answers them with an empty body. Answer them in the API's
+ * shape instead, and close: the rest of the connection's bytes cannot be trusted.
+ */
 function answerParserError(err: NodeJS.ErrnoException & { bytesParsed?: number }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
   const [status, text, msg] = PARSER_ANSWERS[err.code ?? ''] ?? [400, 'Bad Request', 'Malformed HTTP request.'];
