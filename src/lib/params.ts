@@ -33,12 +33,19 @@ interface Compiled {
   validate: ValidateFunction;
   decode: Map<string, 'json' | 'maybe-json'>;
   known: Set<string>;
+  /** The parameters with a number somewhere in their schema: the only ones strictNumbers walks. */
+  numeric: Set<string>;
 }
 
 const cache = new WeakMap<ParamSchema, Compiled>();
 
+const typeCache = new WeakMap<object, Set<string>>();
+
 function typesOf(schema: Record<string, unknown>): Set<string> {
+  const cached = typeCache.get(schema);
+  if (cached) return cached;
   const out = new Set<string>();
+  typeCache.set(schema, out);
   const t = schema.type;
   if (typeof t === 'string') out.add(t);
   else if (Array.isArray(t)) for (const x of t) out.add(x);
@@ -62,6 +69,7 @@ function compile(schema: ParamSchema): Compiled {
     validate: ajv.compile({ type: 'object', properties: schema.properties, required: schema.required ?? [] }),
     decode,
     known: new Set(Object.keys(schema.properties)),
+    numeric: new Set(Object.entries(schema.properties).filter(([, prop]) => /"(integer|number)"/.test(JSON.stringify(prop))).map(([name]) => name)),
   };
   cache.set(schema, compiled);
   return compiled;
@@ -174,7 +182,7 @@ export function parseParams<P>(schema: ParamSchema | undefined, raw: Record<stri
       // A union keeps the text unless it is the list or object the union allows.
       params[name] = mode === 'maybe-json' && (decoded === null || typeof decoded !== 'object') ? value : decoded;
     } else params[name] = value;
-    const bad = strictNumbers(schema!.properties[name], params[name], `/${name}`);
+    const bad = compiled.numeric.has(name) ? strictNumbers(schema!.properties[name], params[name], `/${name}`) : null;
     if (bad) throw notANumber(bad);
   }
   Object.assign(params, pathParams);
