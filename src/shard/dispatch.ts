@@ -101,6 +101,13 @@ function rateLimit(shard: Shard, task: RequestTask, user: UserRecord | null): Re
   return headers;
 }
 
+/** A request whose credentials failed, counted against its address: RATE_LIMIT_HIT past the limit. */
+function limitFailedAuth(shard: Shard, task: RequestTask): void {
+  const limiter = userLimitersOf(shard)?.failedAuth;
+  const retryAfter = limiter?.take(task.remoteAddr).retryAfter ?? 0;
+  if (retryAfter > 0) throw rateLimited(retryAfter);
+}
+
 export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> {
   let limitHeaders: Record<string, string> | undefined;
   try {
@@ -109,7 +116,13 @@ export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> 
     const realm = shard.realm(task.realmId);
     if (!realm) throw new Error(`shard ${shard.index} does not own realm ${task.realmId}`);
     if (op.auth !== 'none' && realm.realm.deactivated && !task.authorization) throw realmDeactivated();
-    const user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task) : authenticate(realm, task.authorization, op.auth === 'user');
+    let user: UserRecord | null;
+    try {
+      user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task) : authenticate(realm, task.authorization, op.auth === 'user');
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) limitFailedAuth(shard, task);
+      throw err;
+    }
     if (user && user.botType === BOT_TYPE.incomingWebhook && !op.allowIncomingWebhooks) throw unauthorized('This API is not available to incoming webhook bots.');
     limitHeaders = rateLimit(shard, task, user);
     checkRole(op, user);

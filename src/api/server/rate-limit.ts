@@ -124,18 +124,21 @@ export class RateLimiter {
   }
 }
 
-const userLimiters = new WeakMap<object, { api: RateLimiter; events: RateLimiter } | null>();
+const userLimiters = new WeakMap<object, { api: RateLimiter; events: RateLimiter; failedAuth: RateLimiter } | null>();
 
 /**
  * The per-user limiters of a shard (a user's requests all reach their realm's shard), or null
  * when rate limits are off. GET /events has a budget of its own, as in the reference, where
- * Tornado counts long-polls apart from the Django requests.
+ * Tornado counts long-polls apart from the Django requests. Requests whose credentials fail
+ * carry a header, so the front end's per-address limit passes them: they are counted here, per
+ * address, so that guessing keys costs as much as any anonymous request.
  */
-export function userLimitersOf(shard: { config: { rateLimits: { enabled: boolean; perUser: RateRule[] } } }): { api: RateLimiter; events: RateLimiter } | null {
+export function userLimitersOf(shard: { config: { rateLimits: { enabled: boolean; perUser: RateRule[]; perIp: RateRule[] } } }): { api: RateLimiter; events: RateLimiter; failedAuth: RateLimiter } | null {
   let limiters = userLimiters.get(shard);
   if (limiters === undefined) {
-    const { enabled, perUser } = shard.config.rateLimits;
-    limiters = enabled && perUser.length > 0 ? { api: new RateLimiter(perUser), events: new RateLimiter(perUser) } : null;
+    const { enabled, perUser, perIp } = shard.config.rateLimits;
+    // failedAuth: requests whose credentials fail, per address (they name no user to count).
+    limiters = enabled && perUser.length > 0 ? { api: new RateLimiter(perUser), events: new RateLimiter(perUser), failedAuth: new RateLimiter(perIp.length > 0 ? perIp : perUser) } : null;
     userLimiters.set(shard, limiters);
   }
   return limiters;

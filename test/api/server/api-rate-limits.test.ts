@@ -78,6 +78,15 @@ t.test('API rate limits over HTTP', async (t) => {
   });
 });
 
+t.test('failed credentials are counted per address', async (t) => {
+  const ts = await startTestServer(t, { rateLimits: { enabled: true, perUser: [[60, 100]], perIp: [[60, 3]] } });
+  const wrong = { email: ts.owner.email, apiKey: 'x'.repeat(32) };
+  const statuses = [];
+  for (let i = 0; i < 4; i++) statuses.push((await ts.as(wrong)('GET', '/users/me')).status);
+  t.same(statuses, [401, 401, 401, 429], 'guessing keys: three 401s, then 429');
+  t.equal((await ts.request('GET', '/users/me')).status, 200, 'the right key still works from the same address');
+});
+
 t.test('rate limits can be turned off (the test default)', async (t) => {
   const ts = await startTestServer(t);
   const res = await ts.request('GET', '/users/me');
