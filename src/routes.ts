@@ -23,6 +23,12 @@ export const routes: readonly Route[] = [
   r('POST', '/realm/filters', 'linkifiers.add'),
   r('PATCH', '/realm/filters/{filter_id}', 'linkifiers.update'),
   r('DELETE', '/realm/filters/{filter_id}', 'linkifiers.remove'),
+  r('GET', '/realm/profile_fields', 'profileFields.list'),
+  r('POST', '/realm/profile_fields', 'profileFields.create'),
+  r('PATCH', '/realm/profile_fields', 'profileFields.reorder'),
+  r('PATCH', '/realm/profile_fields/{field_id}', 'profileFields.update'),
+  r('DELETE', '/realm/profile_fields/{field_id}', 'profileFields.remove'),
+  r('PATCH', '/realm/user_settings_defaults', 'userDefaults.update'),
 
   r('PATCH', '/settings', 'settings.update'),
   // Deprecated aliases since feature level 80, still used by older clients.
@@ -32,12 +38,24 @@ export const routes: readonly Route[] = [
   r('GET', '/users', 'users.list'),
   r('POST', '/users', 'users.create'),
   r('GET', '/users/me', 'users.me'),
+  // Literal /users/me paths come before the /users/{...} ones they would otherwise match.
+  r('DELETE', '/users/me', 'users.deactivateOwn'),
+  r('POST', '/users/me/status', 'userStatus.updateOwn'),
+  r('PATCH', '/users/me/profile_data', 'profileFields.setOwn'),
+  r('DELETE', '/users/me/profile_data', 'profileFields.removeOwn'),
+  r('POST', '/users/me/muted_users/{muted_user_id}', 'muting.mute'),
+  r('DELETE', '/users/me/muted_users/{muted_user_id}', 'muting.unmute'),
+  r('GET', '/users/me/alert_words', 'alertWords.list'),
+  r('POST', '/users/me/alert_words', 'alertWords.add'),
+  r('DELETE', '/users/me/alert_words', 'alertWords.remove'),
   // One route serves both /users/{user_id} and /users/{email}: a path segment cannot tell them
   // apart before the handler looks at it.
   r('GET', '/users/{user_id_or_email}', 'users.get'),
   r('PATCH', '/users/{user_id_or_email}', 'users.update'),
   r('DELETE', '/users/{user_id}', 'users.deactivate'),
   r('POST', '/users/{user_id}/reactivate', 'users.reactivate'),
+  r('GET', '/users/{user_id}/status', 'userStatus.get'),
+  r('POST', '/users/{user_id}/status', 'userStatus.update'),
 
   r('GET', '/streams', 'streams.list'),
   r('GET', '/streams/{stream_id}', 'streams.get'),

@@ -1,4 +1,9 @@
 import type { Operation } from './operation.js';
+import { operations as alertWords } from './alert-words/index.js';
+import { operations as muting } from './muting/index.js';
+import { operations as profileFields } from './profile-fields/index.js';
+import { operations as userDefaults } from './user-defaults/index.js';
+import { operations as userStatus } from './user-status/index.js';
 import { operations as devices } from './devices/index.js';
 import { operations as events } from './events/index.js';
 import { operations as linkifiers } from './linkifiers/index.js';
@@ -28,4 +33,9 @@ export const operations: Record<string, Operation<any>> = {
   ...typing,
   ...uploads,
   ...users,
+  ...alertWords,
+  ...muting,
+  ...profileFields,
+  ...userDefaults,
+  ...userStatus,
 };

@@ -2,7 +2,7 @@ import type { ResolvedConfig } from '../config.js';
 import { RealmState, type SubInterval } from '../model/realm-state.js';
 import { MessageIds } from '../store/message-ids.js';
 import { firstMessageIn } from '../store/messages.js';
-import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord } from '../model/types.js';
+import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type ProfileFieldRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord, type UserStatusRecord } from '../model/types.js';
 import type { Database } from 'lmdb';
 import { openShardStore, PendingWrites, WriteBatch, type Key, type ShardStore } from '../store/shard-store.js';
 import { EventBus } from './events.js';
@@ -79,6 +79,22 @@ export class Shard {
       const [, userId, streamId] = key as number[];
       this.realmOf(key).setIntervals(userId, streamId, value as SubInterval[]);
     }
+    this.loadPeople();
+  }
+
+  /** Custom profile fields, statuses, mutes and alert words (model/people.ts). */
+  private loadPeople(): void {
+    const { store } = this;
+    for (const { key, value } of store.profileFields.getRange({})) {
+      const field = value as ProfileFieldRecord;
+      this.realmOf(key).people.profileFields.set(field.id, field);
+    }
+    for (const { key, value } of store.userStatus.getRange({})) this.realmOf(key).people.statuses.set((key as number[])[1], value as UserStatusRecord);
+    for (const { key, value } of store.mutedUsers.getRange({})) {
+      const [, userId, mutedId] = key as number[];
+      this.realmOf(key).people.setMute(userId, mutedId, value as number);
+    }
+    for (const { key, value } of store.alertWords.getRange({})) this.realmOf(key).people.setAlertWords((key as number[])[1], value as string[]);
   }
 
   private realmOf(key: unknown): RealmState {

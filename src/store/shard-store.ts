@@ -15,6 +15,10 @@ import type { Emitted, EventBus, ShardEvent } from '../shard/events.js';
  *   formerSubs [realmId, userId, streamId]     -> SubscriptionRecord of a channel the user left
  *   groups    [realmId, groupId]               -> GroupRecord
  *   devices   [realmId, userId, kind, token]   -> DeviceRecord
+ *   profileFields [realmId, fieldId]           -> ProfileFieldRecord (custom profile fields)
+ *   userStatus [realmId, userId]               -> UserStatusRecord
+ *   mutedUsers [realmId, userId, mutedUserId]  -> seconds when muted
+ *   alertWords [realmId, userId]               -> the user's alert words (string[])
  *   meta      'seq:<kind>'                     -> last id handed out (user, stream, group;
  *                                                 'seq:message' is this shard's high-water mark)
  *
@@ -72,6 +76,10 @@ export interface ShardStore {
   queues: Database;
   eventLog: Database;
   formerSubs: Database;
+  profileFields: Database;
+  userStatus: Database;
+  mutedUsers: Database;
+  alertWords: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -111,6 +119,10 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     queues: db('queues'),
     eventLog: db('eventLog'),
     formerSubs: db('formerSubs'),
+    profileFields: db('profileFields'),
+    userStatus: db('userStatus'),
+    mutedUsers: db('mutedUsers'),
+    alertWords: db('alertWords'),
   };
 }
 

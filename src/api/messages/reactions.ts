@@ -25,7 +25,7 @@ type ReactionType = ReactionRecord['reactionType'];
 const EXTRA_EMOJI = 'zulip';
 
 /** The code and type of an emoji given by name only: the reference's get_emoji_data. */
-function emojiByName(name: string): { code: string; type: ReactionType } {
+export function emojiByName(name: string): { code: string; type: ReactionType } {
   if (name === EXTRA_EMOJI) return { code: name, type: 'zulip_extra_emoji' };
   const code = emojiTables().nameToCode.get(name);
   if (code !== undefined) return { code, type: 'unicode_emoji' };
@@ -44,7 +44,7 @@ const EMOJI_NAME = /^[a-z0-9_+-]{1,100}$/;
  * code is enough here, and the name, a label that reactions carry as they were given, only needs
  * to look like one.
  */
-function checkEmoji(name: string, code: string, type: string): asserts type is ReactionType {
+export function checkEmoji(name: string, code: string, type: string): asserts type is ReactionType {
   if (type === 'realm_emoji') throw badRequest('Invalid custom emoji.');
   if (type === 'zulip_extra_emoji') {
     if (code !== EXTRA_EMOJI) throw badRequest('Invalid emoji code.');

@@ -152,13 +152,14 @@ export function checkWildcardMentions(realm: RealmState, sender: UserRecord, ren
 }
 
 /**
- * Sends a message: one message row and its index rows, the sender's read flip and the mention
- * flags of the users mentioned, whatever the channel's size (model/read-state.ts); then the
- * `message` event to every recipient, with each one's flags.
+ * Sends a message: one message row and its index rows, the sender's read flip, the mention and
+ * alert-word flags of the users concerned and the read flips of those who muted the sender,
+ * whatever the channel's size (model/read-state.ts); then the `message` event to every
+ * recipient, with each one's flags.
  */
 export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendSpec): Promise<MessageRecord> {
   const { sender } = spec;
-  const rendered = renderMessage(spec.content, { realm, sender });
+  const rendered = renderMessage(spec.content, { realm, sender, alertWords: true });
   const isStream = spec.stream !== undefined;
   const topic = spec.topic ?? '';
   const participants = isStream ? [] : [...new Set([sender.id, ...spec.recipients!.map((u) => u.id)])].sort((a, b) => a - b);
@@ -212,12 +213,14 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
     batch.put(shard.store.meta, dmGroupKey(realm.id, participants), shard.allocate(batch, 'dmgroup'));
   }
 
-  // Only the users with a mention get a row; everyone else's flags are derived.
+  // Only the users with a mention or an alert word get a row; everyone else's flags are derived.
   const flags = new Map<number, number>();
   const mentioned = new Set(rendered.mentionedUserIds);
+  const alerted = new Set(rendered.alertedUserIds);
   for (const userId of recipientIds) {
     let bits = 0;
     if (mentioned.has(userId)) bits |= FLAG.mentioned;
+    if (alerted.has(userId)) bits |= FLAG.has_alert_word;
     if (rendered.wildcards.stream) bits |= FLAG.stream_wildcard_mentioned;
     if (topicWildcardUsers.has(userId) || (rendered.wildcards.topic && !isStream)) bits |= FLAG.topic_wildcard_mentioned;
     if (rendered.mentionedGroupIds.length > 0) {
@@ -230,6 +233,9 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
   }
   const readers = new Set(spec.readBy ?? []);
   if (spec.readBySender) readers.add(sender.id);
+  // Those who muted the sender get the message already read, as the reference marks it: a row
+  // for each of them only (model/people.ts keeps who muted whom).
+  for (const userId of realm.people.mutersOf(sender.id) ?? []) readers.add(userId);
   for (const userId of readers) if (recipientIds.has(userId)) setFlag(shard, batch, realm, userId, msg, 'read', true);
 
   // The event carries the stored message; the event-queue layer shapes it per queue (content
