@@ -36,6 +36,13 @@ t.test('DELETE /users/me', async (t) => {
     t.equal((await w.as(othello)('GET', `/users/${bot.userId}`)).body.user.is_active, false, 'and shows deactivated');
   });
 
+  t.test('a bot may deactivate itself', async (t) => {
+    const theirs = w.other.bot;
+    t.equal((await w.asOther(theirs)('DELETE', '/users/me')).status, 200, 'deactivated');
+    t.equal((await w.asOther(theirs)('GET', '/users/me')).status, 401, 'its key stops working');
+    t.equal((await w.asOther(w.other.hamlet)('GET', '/users/me')).status, 200, 'its owner is untouched');
+  });
+
   t.test('guests and administrators may leave; a second owner lets the first go', async (t) => {
     t.equal((await w.as(polonius)('DELETE', '/users/me')).status, 200, 'a guest');
     await w.as(owner)('PATCH', `/users/${admin.userId}`, { params: { role: 100 } });
