@@ -38,7 +38,6 @@ export const routes: readonly Route[] = [
   r('GET', '/users', 'users.list'),
   r('POST', '/users', 'users.create'),
   r('GET', '/users/me', 'users.me'),
-  // Literal /users/me paths come before the /users/{...} ones they would otherwise match.
   r('DELETE', '/users/me', 'users.deactivateOwn'),
   r('POST', '/users/me/status', 'userStatus.updateOwn'),
   r('PATCH', '/users/me/profile_data', 'profileFields.setOwn'),

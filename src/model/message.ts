@@ -1,3 +1,10 @@
+
+/** realm_empty_topic_display_name: what clients without empty-topic support see instead of ''. */
+export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
+
+/** Which messages of a topic an edit moves: the one, it and those after it, or all. */
+export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
+
 /** A stored message. Views in src/api/messages/views.ts give the reference's Message shape. */
 export interface MessageRecord {
   id: number;

@@ -4,7 +4,7 @@ import { MessageIds } from '../store/message-ids.js';
 import { firstMessageIn } from '../store/messages.js';
 import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type ProfileFieldRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord, type UserStatusRecord } from '../model/types.js';
 import type { Database } from 'lmdb';
-import { openShardStore, PendingWrites, WriteBatch, type Key, type ShardStore } from '../store/shard-store.js';
+import { openShardStore, PendingWrites, WriteBatch, type Key, type ShardStore, type StoreView } from '../store/shard-store.js';
 import { EventBus } from './events.js';
 import { TimerWheel } from '../lib/timer-wheel.js';
 import { log } from '../lib/log.js';
@@ -14,7 +14,7 @@ import { log } from '../lib/log.js';
  * thread (a one-thread piscina pool, see shard/pool.ts), or in-process for the admin CLI while
  * the server is stopped.
  */
-export class Shard {
+export class Shard implements StoreView {
   readonly realms = new Map<number, RealmState>();
   readonly events = new EventBus();
   /** The shard's clock for timers (event queues now; scheduled sends and retries later). */

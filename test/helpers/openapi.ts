@@ -104,6 +104,13 @@ function templateRegex(template: string): RegExp {
   return new RegExp(`^${escaped.replace(/\{[^}]+\}/g, '[^/]+')}$`);
 }
 
+/** Every method and path template the reference documents. */
+export function referenceOperations(): { method: string; path: string }[] {
+  doc ??= loadDoc();
+  const methods = ['get', 'post', 'put', 'patch', 'delete'];
+  return Object.entries(doc.paths).flatMap(([path, item]) => methods.filter((m) => item[m]).map((m) => ({ method: m.toUpperCase(), path })));
+}
+
 /** The reference's path template for a concrete path: literal segments win over parameters. */
 export function findTemplate(method: string, path: string): string | null {
   doc ??= loadDoc();

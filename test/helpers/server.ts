@@ -96,12 +96,10 @@ export async function startTestServer(t: { teardown(fn: () => unknown): void }, 
     else if (auth) headers.authorization = `Basic ${Buffer.from(`${auth.email}:${auth.apiKey}`).toString('base64')}`;
     if (body) headers['content-length'] = String(body.length);
 
-    // A kept-alive socket idle past the server's 5 s keepAliveTimeout (a slow step between two
-    // requests: compiling the OpenAPI event schema takes seconds on a loaded machine) may be
-    // closed just as it is reused; the request then never reached the server, and Node's advice
-    // is to send it again on a new connection.
-    const send = (retry: boolean): Promise<Response> => new Promise<Response>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port: server.port, method, path: url, headers }, (r) => {
+    // A connection per request: a kept-alive socket that the server closes as the next request
+    // goes out answers it with ECONNRESET, a race a loaded machine makes likely.
+    const res = await new Promise<Response>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port: server.port, method, path: url, headers, agent: false }, (r) => {
         const chunks: Buffer[] = [];
         r.on('data', (c) => chunks.push(c));
         r.on('end', () => {
@@ -115,13 +113,9 @@ export async function startTestServer(t: { teardown(fn: () => unknown): void }, 
           resolve({ status: r.statusCode!, headers: r.headers, body: parsed });
         });
       });
-      req.on('error', (err: NodeJS.ErrnoException) => {
-        if (retry && req.reusedSocket && err.code === 'ECONNRESET') send(false).then(resolve, reject);
-        else reject(err);
-      });
+      req.on('error', reject);
       req.end(body);
     });
-    const res = await send(true);
     if (res.status >= 200 && res.status < 300 && !opts.unchecked) checkResponse(method, path.split('?')[0], res.body);
     return res;
   }

@@ -1,4 +1,4 @@
-import { FLAG, type EditRecord, type MessageRecord } from '../../model/message.js';
+import { FLAG, type EditRecord, type MessageRecord, type PropagateMode } from '../../model/message.js';
 import { received, setFlag, storedBits, userFlags, writeBits } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { userHasPermission } from '../../model/groups.js';
@@ -15,7 +15,6 @@ import { sendMoveNotices } from './notices.js';
 import { topicLinks, type Rendered } from './render.js';
 import { topicParticipants } from './send.js';
 
-export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
 
 /** A checked PATCH /messages/{id} (api/messages/edit.ts): what changes, and how. */
 export interface EditPlan {

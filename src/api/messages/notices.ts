@@ -1,4 +1,4 @@
-import type { MessageRecord } from '../../model/message.js';
+import type { MessageRecord, PropagateMode } from '../../model/message.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { BOT_TYPE, NOTIFICATION_BOT_EMAIL, ROLE, type StreamRecord, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
@@ -7,7 +7,6 @@ import { doCreateUser } from '../users/actions.js';
 import { canAccessMessage } from './access.js';
 import { doDeleteMessages } from './delete.js';
 import { nowSeconds, topicMessageIds } from './edit-rules.js';
-import type { PropagateMode } from './move.js';
 import { doSendMessage } from './send.js';
 
 /**

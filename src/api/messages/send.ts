@@ -1,6 +1,6 @@
 import { ApiError, badRequest, invalidArgument, missingArgument } from '../../lib/errors.js';
 import { userHasPermission } from '../../model/groups.js';
-import { FLAG, topicKey, type MessageRecord } from '../../model/message.js';
+import { EMPTY_TOPIC_DISPLAY_NAME, FLAG, type MessageRecord, topicKey } from '../../model/message.js';
 import { flagNames, setFlag, writeBits } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting, userHasRealmPermission } from '../../model/realm-settings.js';
@@ -10,7 +10,7 @@ import { idsUnder, insertMessage } from '../../store/messages.js';
 import { activeSubscriberIds, hasContentAccess, isGuest, isSubscribed, metadataUserIds } from '../streams/access.js';
 import { linkAttachments, notifyAttachments } from '../uploads/attachments.js';
 import { renderMessage, type Rendered } from './render.js';
-import { dmGroupKey, EMPTY_TOPIC_DISPLAY_NAME } from './views.js';
+import { dmGroupKey } from './views.js';
 import { canAccessUser, noteDirectMessage } from '../../model/user-access.js';
 import { AccessWatch } from '../users/access-events.js';
 

@@ -1,5 +1,4 @@
-import type { MessageRecord } from '../../model/message.js';
-import { dmKey } from '../../model/message.js';
+import { dmKey, EMPTY_TOPIC_DISPLAY_NAME, type MessageRecord } from '../../model/message.js';
 import { userFlags } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
@@ -15,8 +14,6 @@ export interface MessageViewOptions {
   allowEmptyTopicName: boolean;
 }
 
-/** realm_empty_topic_display_name: what clients without empty-topic support see instead of ''. */
-export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
 
 /** The topic as a client sees it. */
 export function shownTopic(topic: string, allowEmpty: boolean): string {
