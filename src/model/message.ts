@@ -39,6 +39,20 @@ export interface MessageRecord {
    * once the channel changed (model/read-state.ts received(), api/messages/move.ts).
    */
   receivers?: number[];
+  /**
+   * How many submessages (widget state: poll votes, to-do items) the message has; they live in
+   * their own table (store/submessages.ts), and this count changes the record with each one, so
+   * that views cached by record (api/messages/views.ts) are rebuilt. Absent: none.
+   */
+  submessageCount?: number;
+}
+
+/** One submessage: the reference's SubMessage row (its message is the key's first part). */
+export interface SubmessageRecord {
+  id: number;
+  senderId: number;
+  msgType: string;
+  content: string;
 }
 
 export interface ReactionRecord {

@@ -39,9 +39,13 @@ import type { MessageIds } from './message-ids.js';
  *   subHistory  [realmId, userId, streamId]              -> [start, end|null][]
  *   search      [realmId, word, msgId]                   -> null   store/search.ts: full-text
  *   uploads     [realmId, kind, ...]                     -> ...    store/uploads.ts: files, links
+ *   submessages [msgId, submessageId]                    -> SubmessageRecord  widget state
+ *                                                          (store/submessages.ts)
  *   queues      queueId                                  -> a live event queue: options, ceiling
  *   eventLog    seq                                      -> the durable events of one
  *                                                          transaction (api/events/journal.ts)
+ *   jobs        [due, key]                               -> JobRecord  store/jobs.ts: durable
+ *   jobKeys     key                                      -> due        work run by shard/jobs.ts
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -73,6 +77,7 @@ export interface ShardStore {
   subHistory: Database;
   search: Database;
   uploads: Database;
+  submessages: Database;
   queues: Database;
   eventLog: Database;
   formerSubs: Database;
@@ -80,6 +85,8 @@ export interface ShardStore {
   userStatus: Database;
   mutedUsers: Database;
   alertWords: Database;
+  jobs: Database;
+  jobKeys: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -116,6 +123,7 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     subHistory: db('subHistory'),
     search: db('search'),
     uploads: db('uploads'),
+    submessages: db('submessages'),
     queues: db('queues'),
     eventLog: db('eventLog'),
     formerSubs: db('formerSubs'),
@@ -123,6 +131,8 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     userStatus: db('userStatus'),
     mutedUsers: db('mutedUsers'),
     alertWords: db('alertWords'),
+    jobs: db('jobs'),
+    jobKeys: db('jobKeys'),
   };
 }
 
@@ -305,6 +315,17 @@ export class WriteBatch {
 
   del(db: Database, key: Key): this {
     return this.put(db, key, undefined);
+  }
+
+  /**
+   * Drops everything recorded and not committed (a job whose run failed half-way): its writes
+   * stop being visible to reads. In-memory state the action changed is not undone.
+   */
+  discard(): void {
+    for (const [db, table] of this.ops) for (const { key, entry } of table.values()) this.pending.settle(db, key, entry);
+    this.ops = new Map();
+    this.count = 0;
+    this.events = [];
   }
 
   async commit(): Promise<void> {

@@ -10,6 +10,7 @@ import { idsUnder, insertMessage } from '../../store/messages.js';
 import { activeSubscriberIds, hasContentAccess, isGuest, isSubscribed, metadataUserIds } from '../streams/access.js';
 import { linkAttachments, notifyAttachments } from '../uploads/attachments.js';
 import { renderMessage, type Rendered } from './render.js';
+import { pythonJson, widgetFromContent, type WidgetContent } from '../submessages/widgets.js';
 import { dmGroupKey } from './views.js';
 import { canAccessUser, noteDirectMessage } from '../../model/user-access.js';
 import { AccessWatch } from '../users/access-events.js';
@@ -22,13 +23,18 @@ export const WILDCARD_MENTION_LIMIT = 15;
 
 const TRUNCATED = '\n[message truncated]';
 
+/** The reference's truncate_content: at most `max` characters, the cut marked. */
+export function truncateContent(content: string, max: number): string {
+  const chars = [...content];
+  return chars.length > max ? chars.slice(0, max - TRUNCATED.length).join('') + TRUNCATED : content;
+}
+
 /** Content as the reference stores it: trailing whitespace dropped, over-long text truncated. */
 export function normalizeContent(raw: string): string {
   if (raw.includes('\0')) throw badRequest('Message must not contain null bytes');
   const content = raw.trimEnd();
   if (content.trim() === '') throw badRequest('Message must not be empty');
-  const chars = [...content];
-  return chars.length > MAX_MESSAGE_LENGTH ? chars.slice(0, MAX_MESSAGE_LENGTH - TRUNCATED.length).join('') + TRUNCATED : content;
+  return truncateContent(content, MAX_MESSAGE_LENGTH);
 }
 
 /**
@@ -134,6 +140,8 @@ export interface SendSpec {
   queueId?: string;
   /** Other recipients for whom it starts out read: notices about what they just did. */
   readBy?: number[];
+  /** A widget given by the sender (`widget_content`), instead of one the content starts. */
+  widget?: WidgetContent;
 }
 
 /**
@@ -191,6 +199,10 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
     lastEditTs: null,
     lastMovedTs: null,
   };
+  // A widget's initial state is the message's first submessage, from its sender.
+  const widget = spec.widget ?? widgetFromContent(spec.content);
+  const widgetSub = widget && { id: shard.allocate(batch, 'submessage'), senderId: sender.id, msgType: 'widget', content: pythonJson(widget) };
+  if (widgetSub) msg.submessageCount = 1;
   const attachments = linkAttachments(shard, batch, realm, msg);
   // A direct message gives the guests in it access to the other participants: they hear of
   // them (realm_user add) before the message that names them.
@@ -199,6 +211,7 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
   noteDirectMessage(shard, realm, dmUsers);
   access?.send((event, ids) => batch.emit(realm.id, event, ids));
   insertMessage(shard, batch, msg);
+  if (widgetSub) batch.put(shard.store.submessages, [msg.id, 0], widgetSub);
   // The channel's first message sets first_message_id. The reference records it silently, so
   // that whoever sees the channel without receiving the message keeps a stale null; here the
   // change is announced like any other channel property's (once per channel).
