@@ -100,6 +100,9 @@ t.test('POST /users/{user_id}/status: administrators only', async (t) => {
   t.test('errors', async (t) => {
     t.same((await post(admin, hamlet.userId, {})).body, bad('Client did not pass any new values.'), 'nothing to change');
     t.same((await post(admin, hamlet.userId, { emoji_name: 'nope_not_here' })).body, bad("Emoji 'nope_not_here' does not exist"), 'an unknown emoji');
+    t.same((await post(admin, hamlet.userId, { status_text: 'x', reaction_type: 'unicode_emoji' })).body, bad('Client must pass emoji_name if they pass either emoji_code or reaction_type.'), 'a type without a name');
+    t.same((await post(admin, hamlet.userId, { emoji_name: 'Bad Name', emoji_code: '1f697', reaction_type: 'unicode_emoji' })).body, bad('Invalid emoji name.'), 'an invalid name');
+    t.same((await post(admin, hamlet.userId, { emoji_name: 'party', emoji_code: '7', reaction_type: 'realm_emoji' })).body, bad('Invalid custom emoji.'), 'a custom emoji');
     t.same((await post(admin, bot.userId, { status_text: 'x' })).body, bad('No such user'), 'bots have no status');
     t.same((await post(admin, 99999, { status_text: 'x' })).body, bad('No such user'), 'an unknown user');
     t.equal((await post(admin, hamlet.userId, { status_text: 'y'.repeat(61) })).body.msg, 'status_text is too long (limit: 60 characters)', 'too long');
