@@ -47,6 +47,7 @@ export const routes: readonly Route[] = [
   r('GET', '/users/me/alert_words', 'alertWords.list'),
   r('POST', '/users/me/alert_words', 'alertWords.add'),
   r('DELETE', '/users/me/alert_words', 'alertWords.remove'),
+  r('POST', '/users/me/api_key/regenerate', 'users.regenerateApiKey'),
   // One route serves both /users/{user_id} and /users/{email}: a path segment cannot tell them
   // apart before the handler looks at it.
   r('GET', '/users/{user_id_or_email}', 'users.get'),
@@ -56,8 +57,21 @@ export const routes: readonly Route[] = [
   r('GET', '/users/{user_id}/status', 'userStatus.get'),
   r('POST', '/users/{user_id}/status', 'userStatus.update'),
 
+  r('POST', '/bots', 'bots.create'),
+  r('GET', '/bots', 'bots.list'),
+  r('PATCH', '/bots/{bot_id}', 'bots.update'),
+  r('DELETE', '/bots/{bot_id}', 'bots.deactivate'),
+  r('POST', '/bots/{bot_id}/api_key/regenerate', 'bots.regenerateApiKey'),
+  r('GET', '/bot_storage', 'botStorage.get'),
+  r('PUT', '/bot_storage', 'botStorage.put'),
+  r('DELETE', '/bot_storage', 'botStorage.remove'),
+
+  // Incoming webhooks: the integration's name is in the path, the bot's API key in the query.
+  r('POST', '/external/{integration}', 'webhooks.incoming'),
+
   r('GET', '/streams', 'streams.list'),
   r('GET', '/streams/{stream_id}', 'streams.get'),
+  r('GET', '/streams/{stream_id}/email_address', 'streams.emailAddress'),
   r('PATCH', '/streams/{stream_id}', 'streams.update'),
   r('DELETE', '/streams/{stream_id}', 'streams.archive'),
   r('GET', '/get_stream_id', 'streams.getId'),
@@ -98,8 +112,25 @@ export const routes: readonly Route[] = [
   r('GET', '/attachments', 'attachments.list'),
   r('DELETE', '/attachments/{attachment_id}', 'attachments.remove'),
 
+  r('GET', '/invites', 'invites.list'),
+  r('POST', '/invites', 'invites.create'),
+  r('POST', '/invites/multiuse', 'invites.createMultiuse'),
+  r('DELETE', '/invites/multiuse/{invite_id}', 'invites.revokeMultiuse'),
+  r('DELETE', '/invites/{invite_id}', 'invites.revoke'),
+  r('POST', '/invites/{invite_id}/resend', 'invites.resend'),
+
   r('POST', '/users/me/apns_device_token', 'devices.addApns'),
   r('DELETE', '/users/me/apns_device_token', 'devices.removeApns'),
   r('POST', '/users/me/android_gcm_reg_id', 'devices.addGcm'),
   r('DELETE', '/users/me/android_gcm_reg_id', 'devices.removeGcm'),
+];
+
+/**
+ * Pages outside /api/v1, for people rather than clients: the front end answers them with the
+ * HTML the operation renders (front/pages.ts).
+ */
+export const pageRoutes: readonly Route[] = [
+  // An invitation link, as the reference writes it (trailing slash; one without is accepted).
+  r('GET', '/join/{key}/', 'invites.joinPage'),
+  r('POST', '/join/{key}/', 'invites.join'),
 ];

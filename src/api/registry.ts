@@ -4,8 +4,11 @@ import { operations as muting } from './muting/index.js';
 import { operations as profileFields } from './profile-fields/index.js';
 import { operations as userDefaults } from './user-defaults/index.js';
 import { operations as userStatus } from './user-status/index.js';
+import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
+import { operations as emailGateway } from './email-gateway/index.js';
 import { operations as events } from './events/index.js';
+import { operations as invites } from './invites/index.js';
 import { operations as linkifiers } from './linkifiers/index.js';
 import { operations as messages } from './messages/index.js';
 import { operations as presence } from './presence/index.js';
@@ -18,11 +21,15 @@ import { operations as subscriptions } from './subscriptions/index.js';
 import { operations as typing } from './typing/index.js';
 import { operations as uploads } from './uploads/index.js';
 import { operations as users } from './users/index.js';
+import { operations as webhooks } from './webhooks/index.js';
 
 /** Every operation the shards run, by the name the route table (src/routes.ts) uses. */
 export const operations: Record<string, Operation<any>> = {
+  ...bots,
   ...devices,
+  ...emailGateway,
   ...events,
+  ...invites,
   ...linkifiers,
   ...messages,
   ...presence,
@@ -40,4 +47,5 @@ export const operations: Record<string, Operation<any>> = {
   ...profileFields,
   ...userDefaults,
   ...userStatus,
+  ...webhooks,
 };

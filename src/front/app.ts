@@ -11,8 +11,10 @@ import type { ShardPool } from '../shard/pool.js';
 import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { uploadsTmpDir } from '../store/uploads.js';
 import { paramParser } from './body.js';
+import { pageRouter } from './pages.js';
 import { acceptsParam, methodMatcher, orderRoutes } from './route-order.js';
 import { staticFiles } from './static.js';
+import { webhookParams } from './webhook.js';
 
 /**
  * The HTTP front end. It does no business logic: it parses parameters, finds the realm from the
@@ -103,7 +105,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
         op: route.op,
         realmId: realm.id,
         authorization: ctx.get('authorization') || undefined,
-        params: ctx.state.params,
+        params: route.op === 'webhooks.incoming' ? webhookParams(ctx) : ctx.state.params,
         pathParams: { ...pathParams(ctx), ...ctx.state.pathParams },
         userAgent: ctx.get('user-agent'),
         remoteAddr: ctx.ip,
@@ -136,6 +138,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     }
     await next();
   });
+  app.use(pageRouter(realmFor, pool, parseParams));
   app.use(router.routes());
 
   return { app, refreshRealms, realmFor };

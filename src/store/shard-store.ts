@@ -19,6 +19,9 @@ import type { MessageIds } from './message-ids.js';
  *   userStatus [realmId, userId]               -> UserStatusRecord
  *   mutedUsers [realmId, userId, mutedUserId]  -> seconds when muted
  *   alertWords [realmId, userId]               -> the user's alert words (string[])
+ *   invites   [realmId, inviteId]              -> InviteRecord (email invitations and reusable
+ *                                                 links; used and revoked ones stay)
+ *   inviteKeys [realmId, key]                  -> inviteId: the secret of a /join/<key>/ link
  *   meta      'seq:<kind>'                     -> last id handed out (user, stream, group;
  *                                                 'seq:message' is this shard's high-water mark)
  *
@@ -44,6 +47,9 @@ import type { MessageIds } from './message-ids.js';
  *   queues      queueId                                  -> a live event queue: options, ceiling
  *   eventLog    seq                                      -> the durable events of one
  *                                                          transaction (api/events/journal.ts)
+ *   botStorage  [realmId, userId, keyId]                 -> [key, value]  api/bots/storage.ts
+ *   channelEmails ['t', token] | ['c', realm, channel, creator, sender] -> channel email
+ *                                                          addresses (api/email-gateway/address.ts)
  *   jobs        [due, key]                               -> JobRecord  store/jobs.ts: durable
  *   jobKeys     key                                      -> due        work run by shard/jobs.ts
  *
@@ -85,6 +91,10 @@ export interface ShardStore {
   userStatus: Database;
   mutedUsers: Database;
   alertWords: Database;
+  invites: Database;
+  inviteKeys: Database;
+  botStorage: Database;
+  channelEmails: Database;
   jobs: Database;
   jobKeys: Database;
 }
@@ -131,6 +141,10 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     userStatus: db('userStatus'),
     mutedUsers: db('mutedUsers'),
     alertWords: db('alertWords'),
+    invites: db('invites'),
+    inviteKeys: db('inviteKeys'),
+    botStorage: db('botStorage'),
+    channelEmails: db('channelEmails'),
     jobs: db('jobs'),
     jobKeys: db('jobKeys'),
   };

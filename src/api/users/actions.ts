@@ -1,17 +1,19 @@
 import { generateApiKey, hashPassword } from '../../lib/auth.js';
 import { badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
-import { ROLE, type Role, type UserRecord } from '../../model/types.js';
+import { ROLE, type Role, type StreamRecord, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { inaccessibleUserView } from './views.js';
 import { personForEvent } from './access-events.js';
 import { canAccessUser, usersWhoCanAccess } from '../../model/user-access.js';
-import { queuePeerEvents, subscribeToDefaultChannels } from '../subscriptions/actions.js';
-import { flush, outbox } from '../../shard/outbox.js';
+import { addSubscriptions, defaultChannels, queuePeerEvents } from '../subscriptions/actions.js';
+import { flush, outbox, type Outbox } from '../../shard/outbox.js';
 import { setReadMark } from '../../model/read-state.js';
 import { directGroupsOf } from '../../model/groups.js';
 import type { WriteBatch } from '../../store/shard-store.js';
 import { newUserSettings } from '../user-defaults/defaults.js';
+import type { BotProfile } from '../../model/types.js';
+import { sendBotCreated, sendBotUpdate, sendOwnerChange } from '../bots/events.js';
 
 export interface NewUser {
   email: string;
@@ -24,6 +26,15 @@ export interface NewUser {
   timezone?: string;
   /** A system bot comes into being silently: no events, no groups, no default channels. */
   isSystemBot?: boolean;
+  /** A bot's default channels and service (api/bots/). */
+  bot?: BotProfile;
+  /** The channels to join instead of the realm's default channels (an invitation names its own). */
+  streams?: StreamRecord[];
+  /**
+   * Further writes and events for the account's own transaction, made once the user exists (an
+   * invitation marked used, its groups joined): the account and they are committed together.
+   */
+  inSameTransaction?: (out: Outbox, user: UserRecord) => void;
 }
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.?[^@\s]*$/;
@@ -84,7 +95,8 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
   const passwordHash = spec.password ? await hashPassword(spec.password) : null;
   // Hashing yields the thread: check again, another request may have taken the email meanwhile.
   checkCreateUser(realm, spec);
-  const batch = shard.batch();
+  const out = outbox(shard);
+  const { batch } = out;
   const user: UserRecord = {
     id: shard.allocate(batch, 'user'),
     realmId: realm.id,
@@ -105,6 +117,7 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
     settings: spec.isSystemBot ? {} : newUserSettings(realm.realm),
   };
   if (spec.isSystemBot) user.isSystemBot = true;
+  if (spec.bot && user.isBot && !user.isSystemBot) user.bot = spec.bot;
   realm.setUser(user);
   batch.put(shard.store.users, [realm.id, user.id], user);
   // Nothing sent before the user existed is theirs to read.
@@ -123,8 +136,15 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
   batch.emit(realm.id, { type: 'realm_user', op: 'add', person: personForEvent(user) }, knowing);
   if (unknowing.length > 0) batch.emit(realm.id, { type: 'realm_user', op: 'add', person: inaccessibleUserView(realm.url, user.id), inaccessible_user: true }, unknowing);
   emitGroupJoins(batch, realm, user);
-  await batch.commit();
-  await subscribeToDefaultChannels(shard, realm, user);
+  // Those who administer a new bot also get its API key and services (realm_bot add).
+  if (user.isBot) sendBotCreated((event, ids) => batch.emit(realm.id, event, ids), realm, user);
+  // The account, its channels and whatever the caller adds are one transaction: no account
+  // exists without them after a crash. Only humans join the default channels (the reference's
+  // process_new_human_user).
+  const streams = spec.streams ?? (user.isBot ? [] : defaultChannels(realm));
+  if (streams.length > 0) addSubscriptions(shard, realm, out, streams, [user], { fromUserCreation: true });
+  spec.inSameTransaction?.(out, user);
+  await flush(shard, realm, out);
   return user;
 }
 
@@ -140,9 +160,18 @@ function emitGroupJoins(batch: WriteBatch, realm: RealmState, user: UserRecord):
   }
 }
 
-async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], isActive: boolean): Promise<void> {
+async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], isActive: boolean, actor?: UserRecord): Promise<void> {
   const out = outbox(shard);
   const { batch } = out;
+  // A bot reactivated while its owner is deactivated passes to whoever reactivates it.
+  const previousOwner = new Map<number, UserRecord | undefined>();
+  for (const user of users) {
+    const owner = user.botOwnerId === null ? undefined : realm.users.get(user.botOwnerId);
+    if (isActive && actor && user.isBot && owner && !owner.isActive) {
+      previousOwner.set(user.id, owner);
+      user.botOwnerId = actor.id;
+    }
+  }
   // In place: a request already holding this record (its authenticated user) sees the change.
   for (const user of users) {
     user.isActive = isActive;
@@ -153,6 +182,11 @@ async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], i
   for (const user of users) {
     batch.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: isActive } }, usersWhoCanAccess(shard, realm, user));
     if (isActive) emitGroupJoins(batch, realm, user);
+    if (user.isBot && !user.isSystemBot) {
+      const send = (event: Parameters<typeof batch.emit>[1], ids: Iterable<number>) => batch.emit(realm.id, event, ids);
+      sendBotUpdate(send, realm, user, { is_active: isActive });
+      if (previousOwner.has(user.id)) sendOwnerChange(send, realm, user, actor!, previousOwner.get(user.id));
+    }
   }
   // Subscriber lists leave deactivated users out, and clients drop them on deactivation; on
   // reactivation they are told the user is back, as the reference tells them, with peer_add.
@@ -173,8 +207,11 @@ export async function doDeactivateUser(shard: Shard, realm: RealmState, target: 
   await setActive(shard, realm, [target, ...bots], false);
 }
 
-/** Reactivates one user; their bots stay as they are, as in the reference. */
-export async function doReactivateUser(shard: Shard, realm: RealmState, target: UserRecord): Promise<void> {
+/**
+ * Reactivates one user; their bots stay as they are, as in the reference. A bot whose owner is
+ * deactivated passes to `actor`.
+ */
+export async function doReactivateUser(shard: Shard, realm: RealmState, target: UserRecord, actor?: UserRecord): Promise<void> {
   if (target.isActive) return;
-  await setActive(shard, realm, [target], true);
+  await setActive(shard, realm, [target], true, actor);
 }
