@@ -119,6 +119,16 @@ export const routes: readonly Route[] = [
   r('DELETE', '/invites/{invite_id}', 'invites.revoke'),
   r('POST', '/invites/{invite_id}/resend', 'invites.resend'),
 
+  r('POST', '/user_groups/create', 'userGroups.create'),
+  r('GET', '/user_groups', 'userGroups.list'),
+  r('PATCH', '/user_groups/{user_group_id}', 'userGroups.update'),
+  r('POST', '/user_groups/{user_group_id}/deactivate', 'userGroups.deactivate'),
+  r('POST', '/user_groups/{user_group_id}/members', 'userGroups.members'),
+  r('GET', '/user_groups/{user_group_id}/members', 'userGroups.listMembers'),
+  r('GET', '/user_groups/{user_group_id}/members/{user_id}', 'userGroups.isMember'),
+  r('POST', '/user_groups/{user_group_id}/subgroups', 'userGroups.subgroups'),
+  r('GET', '/user_groups/{user_group_id}/subgroups', 'userGroups.listSubgroups'),
+
   r('POST', '/users/me/apns_device_token', 'devices.addApns'),
   r('DELETE', '/users/me/apns_device_token', 'devices.removeApns'),
   r('POST', '/users/me/android_gcm_reg_id', 'devices.addGcm'),

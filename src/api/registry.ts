@@ -20,6 +20,7 @@ import { operations as submessages } from './submessages/index.js';
 import { operations as subscriptions } from './subscriptions/index.js';
 import { operations as typing } from './typing/index.js';
 import { operations as uploads } from './uploads/index.js';
+import { operations as userGroups } from './user_groups/index.js';
 import { operations as users } from './users/index.js';
 import { operations as webhooks } from './webhooks/index.js';
 
@@ -47,5 +48,6 @@ export const operations: Record<string, Operation<any>> = {
   ...profileFields,
   ...userDefaults,
   ...userStatus,
+  ...userGroups,
   ...webhooks,
 };

@@ -1,6 +1,8 @@
-import { userHasPermission } from './groups.js';
+import { userHasPermission, type GroupSettingRule } from './groups.js';
 import type { RealmState } from './realm-state.js';
 import { ROLE, type GroupSetting, type UserRecord } from './types.js';
+
+export type { GroupSettingRule } from './groups.js';
 
 /**
  * Realm settings and their reference defaults for a new realm (Zulip 10.2, feature level 372).
@@ -65,19 +67,6 @@ export const DEFAULT_SETTINGS: Record<string, unknown> = {
   logo_source: 'D',
   night_logo_source: 'D',
 };
-
-/**
- * What a permission group setting may be set to, as the reference's GroupPermissionSetting
- * says: whether role:nobody and role:everyone are allowed, whether only system groups are, and
- * which ones. No realm setting accepts role:internet.
- */
-export interface GroupSettingRule {
-  defaultGroup: string;
-  allowNobody: boolean;
-  allowEveryone: boolean;
-  requireSystemGroup: boolean;
-  allowedSystemGroups: string[];
-}
 
 const rule = (defaultGroup: string, allowNobody: boolean, allowEveryone: boolean, allowedSystemGroups: string[] = []): GroupSettingRule => ({
   defaultGroup,

@@ -1,4 +1,5 @@
 import type { ResolvedConfig } from '../config.js';
+import { normalizeSystemGroupSettings } from '../model/groups.js';
 import { RealmState, type SubInterval } from '../model/realm-state.js';
 import { MessageIds } from '../store/message-ids.js';
 import { firstMessageIn } from '../store/messages.js';
@@ -74,6 +75,7 @@ export class Shard implements StoreView {
       this.realmOf(key).setFormerSubscription(value as SubscriptionRecord, userId, streamId);
     }
     for (const { key, value } of store.groups.getRange({})) this.realmOf(key).setGroup(value as GroupRecord);
+    for (const realm of this.realms.values()) normalizeSystemGroupSettings(realm);
     for (const { key, value } of store.readMarks.getRange({})) this.realmOf(key).readMarks.set((key as number[])[1], value as number);
     for (const { key, value } of store.subHistory.getRange({})) {
       const [, userId, streamId] = key as number[];

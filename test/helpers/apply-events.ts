@@ -192,6 +192,55 @@ function applyStream(state: State, event: Event): void {
   }
 }
 
+/**
+ * A deactivated user leaves the anonymous group-setting values too (the realm's, the groups'
+ * and the channels'): they list active users only.
+ */
+function dropFromAnonymousSettings(state: State, userId: number): void {
+  const drop = (holder: Record<string, any>) => {
+    for (const [key, value] of Object.entries(holder)) {
+      if (!/_groups?$/.test(key) || value === null || typeof value !== 'object' || !Array.isArray(value.direct_members)) continue;
+      holder[key] = { ...value, direct_members: value.direct_members.filter((id: number) => id !== userId) };
+    }
+  };
+  drop(state);
+  for (const g of state.realm_user_groups ?? []) drop(g);
+  for (const key of ['streams', 'subscriptions', 'unsubscribed', 'never_subscribed']) for (const s of state[key] ?? []) drop(s);
+}
+
+/** user_group events, as the reference's apply_event applies them to realm_user_groups. */
+function applyUserGroup(state: State, event: Event): void {
+  if (!state.realm_user_groups) return;
+  if (event.op === 'add') {
+    state.realm_user_groups.push(structuredClone(event.group));
+    return;
+  }
+  if (event.op === 'remove') {
+    state.realm_user_groups = state.realm_user_groups.filter((g: any) => g.id !== event.group_id);
+    return;
+  }
+  const group = state.realm_user_groups.find((g: any) => g.id === event.group_id);
+  if (!group) return;
+  const sorted = (ids: Iterable<number>) => [...new Set(ids)].sort((a, b) => a - b);
+  switch (event.op) {
+    case 'update':
+      Object.assign(group, event.data);
+      return;
+    case 'add_members':
+      group.members = sorted([...group.members, ...event.user_ids]);
+      return;
+    case 'remove_members':
+      group.members = group.members.filter((id: number) => !event.user_ids.includes(id));
+      return;
+    case 'add_subgroups':
+      group.direct_subgroup_ids = sorted([...group.direct_subgroup_ids, ...event.direct_subgroup_ids]);
+      return;
+    case 'remove_subgroups':
+      group.direct_subgroup_ids = group.direct_subgroup_ids.filter((id: number) => !event.direct_subgroup_ids.includes(id));
+      return;
+  }
+}
+
 /** The reference's "Unknown user" placeholder, as /register lists it (is_active left out). */
 function unknownUser(state: State, userId: number): Record<string, unknown> {
   return {
@@ -248,6 +297,7 @@ function applyRealmUser(state: State, me: number, event: Event, opts: ApplyOptio
         // /register lists active users' statuses only.
         if (state.user_status) delete state.user_status[String(user_id)];
         for (const g of state.realm_user_groups ?? []) g.members = g.members.filter((id: number) => id !== user_id);
+        dropFromAnonymousSettings(state, user_id);
         for (const key of ['subscriptions', 'unsubscribed', 'never_subscribed']) {
           for (const s of state[key] ?? []) if (s.subscribers) s.subscribers = s.subscribers.filter((id: number) => id !== user_id);
         }
@@ -329,12 +379,7 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
       if (event.op === 'update_dict') for (const [k, v] of Object.entries(event.data)) state[`realm_${k}`] = v;
       return;
     case 'user_group':
-      for (const g of state.realm_user_groups ?? []) {
-        if (g.id !== event.group_id) continue;
-        if (event.op === 'add_members') g.members = [...new Set([...g.members, ...event.user_ids])].sort((a: number, b: number) => a - b);
-        if (event.op === 'remove_members') g.members = g.members.filter((id: number) => !event.user_ids.includes(id));
-      }
-      return;
+      return applyUserGroup(state, event);
     case 'realm_linkifiers':
       state.realm_linkifiers = event.realm_linkifiers;
       return;
@@ -396,6 +441,7 @@ export function normalized(state: State): State {
     for (const b of [...unread.streams, ...unread.pms, ...unread.huddles]) b.unread_message_ids.sort((x, y) => x - y);
   }
   copy.starred_messages?.sort((a: number, b: number) => a - b);
+  copy.realm_user_groups?.sort(byId('id'));
   for (const g of copy.realm_user_groups ?? []) g.members?.sort((a: number, b: number) => a - b);
   delete copy.queue_id;
   delete copy.last_event_id;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { RealmState } from '../../model/realm-state.js';
-import { BOT_TYPE, ROLE, type UserRecord } from '../../model/types.js';
+import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import type { WriteBatch } from '../../store/shard-store.js';
-import { doCreateUser } from '../users/actions.js';
+import { systemBot } from '../users/actions.js';
 
 /**
  * Channel email addresses (the reference's ChannelEmailAddress and email_mirror_helpers.py).
@@ -25,10 +25,8 @@ export interface ChannelEmail {
 export const EMAIL_GATEWAY_BOT_EMAIL = 'emailgateway@zulip.com';
 
 /** The realm's Email Gateway bot, a system bot like the Notification Bot (messages/notices.ts). */
-export async function emailGatewayBot(shard: Shard, realm: RealmState): Promise<UserRecord> {
-  const existing = realm.userByEmail(EMAIL_GATEWAY_BOT_EMAIL);
-  if (existing) return existing;
-  return doCreateUser(shard, realm, { email: EMAIL_GATEWAY_BOT_EMAIL, fullName: 'Email Gateway', role: ROLE.member, isBot: true, botType: BOT_TYPE.generic, isSystemBot: true });
+export function emailGatewayBot(shard: Shard, realm: RealmState): Promise<UserRecord> {
+  return systemBot(shard, realm, EMAIL_GATEWAY_BOT_EMAIL, 'Email Gateway');
 }
 
 export function channelEmailByToken(shard: Shard, token: string): ChannelEmail | undefined {

@@ -1,7 +1,6 @@
-import { directMembers } from '../../model/groups.js';
 import type { RealmState } from '../../model/realm-state.js';
-import { groupSettingForApi, userHasRealmPermission } from '../../model/realm-settings.js';
-import { ROLE, type GroupRecord, type UserRecord } from '../../model/types.js';
+import { userHasRealmPermission } from '../../model/realm-settings.js';
+import { ROLE, type UserRecord } from '../../model/types.js';
 import { isAdmin } from '../streams/access.js';
 import { avatarUrl, inaccessibleUserView, userView } from '../users/views.js';
 import { accessFilter, isRestricted } from '../../model/user-access.js';
@@ -100,35 +99,4 @@ function peopleLists(realm: RealmState, accessible: (user: UserRecord) => boolea
 /** realm_bots: see bots/views.ts. */
 export { realmBots } from '../bots/views.js';
 
-const GROUP_SETTINGS = ['can_add_members_group', 'can_join_group', 'can_leave_group', 'can_manage_group', 'can_mention_group', 'can_remove_members_group'];
-
-function groupView(realm: RealmState, group: GroupRecord): Record<string, unknown> {
-  const view: Record<string, unknown> = {
-    id: group.id,
-    name: group.name,
-    description: group.description,
-    creator_id: group.creatorId,
-    date_created: group.dateCreated,
-    members: [...directMembers(realm, group)].filter((id) => realm.users.get(id)?.isActive).sort((a, b) => a - b),
-    direct_subgroup_ids: [...group.subgroups].sort((a, b) => a - b),
-    is_system_group: group.isSystemGroup,
-    deactivated: group.deactivated,
-  };
-  for (const name of GROUP_SETTINGS) {
-    const value = group.settings[name];
-    if (value !== undefined) view[name] = groupSettingForApi(realm, value);
-  }
-  return view;
-}
-
-/**
- * realm_user_groups: every group of the realm, system groups included, in id order, with its
- * active direct members and direct subgroups. Deactivated groups only for clients that declared
- * include_deactivated_groups.
- */
-export function realmUserGroups(realm: RealmState, includeDeactivated: boolean): Record<string, unknown>[] {
-  return [...realm.groups.values()]
-    .filter((g) => includeDeactivated || !g.deactivated)
-    .sort((a, b) => a.id - b.id)
-    .map((g) => groupView(realm, g));
-}
+export { realmUserGroups } from '../user_groups/views.js';

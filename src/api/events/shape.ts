@@ -4,6 +4,7 @@ import type { ShardEvent } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
 import { messageView } from '../messages/views.js';
 import { avatarUrl } from '../users/views.js';
+import { shapeGroupEvent } from '../user_groups/events.js';
 import { INHERITED_NOTIFICATIONS } from './register-channels.js';
 import { userSetting } from './register-settings.js';
 import type { EventQueue, QueuedEvent } from './queue.js';
@@ -163,6 +164,8 @@ export function shapeEvent(shard: Shard, realm: RealmState, queue: EventQueue, e
     case 'update_global_notifications':
       // The legacy forms of user_settings, for clients that do not read the new one.
       return caps.user_settings_object ? [] : [event];
+    case 'user_group':
+      return shapeGroupEvent(event, caps.include_deactivated_groups === true);
     case 'realm_linkifiers':
       // Clients without linkifier_url_template get no linkifier events at all (level 176).
       return caps.linkifier_url_template ? [event] : [];

@@ -1,9 +1,8 @@
 import { badRequest, insufficientPermission, invalidArgument, invalidJson } from '../../lib/errors.js';
-import { userHasPermission } from '../../model/groups.js';
 import type { InviteRecord } from '../../model/invite.js';
 import type { RealmState } from '../../model/realm-state.js';
-import { realmGroupSetting, userHasRealmPermission } from '../../model/realm-settings.js';
-import { ROLE, type GroupRecord, type Role, type StreamRecord, type UserRecord } from '../../model/types.js';
+import { userHasRealmPermission } from '../../model/realm-settings.js';
+import { ROLE, type Role, type StreamRecord, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { hasContentAccess, isAdmin } from '../streams/access.js';
 import { canAddSubscribers } from '../subscriptions/checks.js';
@@ -80,32 +79,6 @@ export function checkInviteStreams(realm: RealmState, user: UserRecord, streamId
     throw badRequest('You do not have permission to subscribe other users to channels.');
   }
   return streams;
-}
-
-function inGroupSetting(realm: RealmState, user: UserRecord, group: GroupRecord, setting: string): boolean {
-  const value = group.settings[setting];
-  return value !== undefined && userHasPermission(realm, user, value);
-}
-
-/**
- * The user groups an invitation adds its new users to: the reference's access_user_group_for_update
- * with can_add_members_group. System groups follow roles, so nobody adds members to them.
- */
-export function checkInviteGroups(realm: RealmState, user: UserRecord, groupIds: number[]): GroupRecord[] {
-  const groups: GroupRecord[] = [];
-  for (const id of new Set(groupIds)) {
-    const group = realm.groups.get(id);
-    if (!group) throw badRequest('Invalid user group');
-    if (group.deactivated) throw badRequest('User group is deactivated.');
-    if (group.isSystemGroup) throw insufficientPermission();
-    const allowed =
-      userHasPermission(realm, user, realmGroupSetting(realm, 'can_manage_all_groups')) ||
-      inGroupSetting(realm, user, group, 'can_manage_group') ||
-      inGroupSetting(realm, user, group, 'can_add_members_group');
-    if (!allowed) throw insufficientPermission();
-    groups.push(group);
-  }
-  return groups;
 }
 
 /** Only administrators choose an invitation's Welcome Bot text; others get the realm's. */

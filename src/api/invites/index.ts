@@ -4,7 +4,8 @@ import { ROLE, ROLES, type Role } from '../../model/types.js';
 import { me, operation, type OpContext } from '../operation.js';
 import { isAdmin } from '../streams/access.js';
 import { doCreateMultiuseInvite, doInviteByEmail, doResendInvite, doRevokeInvite, type InviteSpec } from './actions.js';
-import { accessInvite, checkCanInvite, checkInviteGroups, checkInviteRole, checkInviteStreams, checkMemberOrAdmin, checkWelcomeText, parseExpiry } from './checks.js';
+import { checkCanAddToGroups } from '../user_groups/actions.js';
+import { accessInvite, checkCanInvite, checkInviteRole, checkInviteStreams, checkMemberOrAdmin, checkWelcomeText, parseExpiry } from './checks.js';
 import { parseInviteeEmails } from './emails.js';
 import { joinOperations } from './join-ops.js';
 import { realmInvites } from './records.js';
@@ -53,7 +54,7 @@ function checkInvite(ctx: OpContext<InviteParams & { notify_referrer_on_join?: b
   checkInviteRole(user, invitedAs);
   beforeTargets();
   const streams = checkInviteStreams(realm, user, p.stream_ids ?? []);
-  const groups = checkInviteGroups(realm, user, p.group_ids ?? []);
+  const groups = checkCanAddToGroups(realm, user, p.group_ids ?? []);
   const welcomeText = p.welcome_message_custom_text ?? null;
   checkWelcomeText(user, welcomeText);
   return { invitedAs, expiresInMinutes, streams, groups, includeDefaults: p.include_realm_default_subscriptions ?? false, notifyReferrerOnJoin: p.notify_referrer_on_join ?? true, welcomeText };

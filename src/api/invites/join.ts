@@ -2,11 +2,11 @@ import { ApiError } from '../../lib/errors.js';
 import { log } from '../../lib/log.js';
 import { inviteState, KEY_FORMAT, type InviteRecord, type InviteState } from '../../model/invite.js';
 import type { RealmState } from '../../model/realm-state.js';
-import type { GroupRecord, UserRecord } from '../../model/types.js';
+import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { queueEvent, type Outbox } from '../../shard/outbox.js';
 import { defaultChannels } from '../subscriptions/actions.js';
 import { checkFullName, doCreateUser } from '../users/actions.js';
+import { addUserToGroups } from '../user_groups/actions.js';
 import { addressProblems, existingUserProblem } from './emails.js';
 import { announceArrival } from './onboarding.js';
 import { emitInvitesChanged, inviteByKey, putInvite, realmInvites } from './records.js';
@@ -74,22 +74,6 @@ export function checkSignup(realm: RealmState, invite: InviteRecord, form: Signu
 }
 
 /**
- * The user groups a new account joins: stored members, added as the groups model stores them,
- * with the event clients expect. System groups follow roles and are never named by an
- * invitation; groups deactivated since the invitation are left out.
- */
-function joinGroups(shard: Shard, realm: RealmState, out: Outbox, user: UserRecord, groupIds: number[]): void {
-  for (const id of groupIds) {
-    const group = realm.groups.get(id);
-    if (!group || group.isSystemGroup || group.deactivated || group.members.includes(user.id)) continue;
-    const updated: GroupRecord = { ...group, members: [...group.members, user.id] };
-    realm.setGroup(updated);
-    out.batch.put(shard.store.groups, [realm.id, id], updated);
-    queueEvent(out, { type: 'user_group', op: 'add_members', group_id: id, user_ids: [user.id] }, realm.activeUserIds());
-  }
-}
-
-/**
  * Makes the account an invitation offers, in one transaction with the invitation's new state:
  * the invited role, the invitation's channels (and the default ones when it says so, as they
  * are now), its groups. An email invitation is used up, and the address's other pending
@@ -120,7 +104,8 @@ export async function doAcceptInvite(shard: Shard, realm: RealmState, invite: In
         (other) => other.id !== invite.id && other.kind === 'email' && other.status === 'active' && other.email!.toLowerCase() === form.email.toLowerCase(),
       );
       for (const other of revoked) putInvite(shard, out.batch, { ...other, status: 'revoked' });
-      joinGroups(shard, realm, out, user, invite.groupIds);
+      // Groups deactivated since the invitation are left out; system groups are never named.
+      addUserToGroups(shard, realm, out, user, invite.groupIds.flatMap((id) => realm.groups.get(id) ?? []));
       emitInvitesChanged(out.batch, realm, [invite.invitedBy, ...revoked.map((r) => r.invitedBy)]);
     },
   });

@@ -1,11 +1,11 @@
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
-import { BOT_TYPE, ROLE, type UserRecord } from '../../model/types.js';
+import { ROLE, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { doUpdateFlags } from '../messages/flags-actions.js';
 import { notificationBot, silentMention } from '../messages/notices.js';
 import { doSendMessage } from '../messages/send.js';
-import { doCreateUser } from '../users/actions.js';
+import { systemBot } from '../users/actions.js';
 
 /**
  * What a new account is told, as the reference's process_new_human_user and onboarding.py do it:
@@ -21,17 +21,8 @@ export const WELCOME_BOT_NAME = 'Welcome Bot';
  * The realm's Welcome Bot, a system bot like the Notification Bot (messages/notices.ts): made
  * with the realm, or silently on first use in a realm made before it existed.
  */
-export async function welcomeBot(shard: Shard, realm: RealmState): Promise<UserRecord> {
-  const existing = realm.userByEmail(WELCOME_BOT_EMAIL);
-  if (existing) return existing;
-  return doCreateUser(shard, realm, {
-    email: WELCOME_BOT_EMAIL,
-    fullName: WELCOME_BOT_NAME,
-    role: ROLE.member,
-    isBot: true,
-    botType: BOT_TYPE.generic,
-    isSystemBot: true,
-  });
+export function welcomeBot(shard: Shard, realm: RealmState): Promise<UserRecord> {
+  return systemBot(shard, realm, WELCOME_BOT_EMAIL, WELCOME_BOT_NAME);
 }
 
 /** The reference's NAVIGATION_TOUR_VIDEO_URL. */

@@ -24,6 +24,7 @@ import {
 import { doUpdateMessage, type EditPlan } from './move.js';
 import { renderMessage } from './render.js';
 import { checkWildcardMentions, normalizeContent, topicParticipants } from './send.js';
+import { checkGroupMentions } from '../user_groups/mentions.js';
 
 interface UpdateParams {
   message_id: number;
@@ -129,7 +130,7 @@ function checkTopicPermission(realm: RealmState, user: UserRecord, msg: MessageR
   }
 }
 
-/** Renders new content and applies the wildcard-mention rule of sending to it. */
+/** Renders new content and applies the mention rules of sending (wildcards, groups) to it. */
 function checkNewContent(shard: Shard, realm: RealmState, msg: MessageRecord, stream: StreamRecord | null, content: string): NonNullable<EditPlan['content']> {
   const sender = realm.users.get(msg.senderId)!;
   const rendered = renderMessage(content, { realm, sender, alertWords: true });
@@ -138,6 +139,7 @@ function checkNewContent(shard: Shard, realm: RealmState, msg: MessageRecord, st
     const participants = rendered.wildcards.topic ? topicParticipants(shard, realm, stream.id, msg.topic) : new Set<number>();
     checkWildcardMentions(realm, sender, rendered, audience, participants.size);
   }
+  checkGroupMentions(realm, sender, rendered.mentionedGroupIds);
   return { content, rendered };
 }
 

@@ -1,7 +1,6 @@
 import { FLAG, type EditRecord, type MessageRecord, type PropagateMode } from '../../model/message.js';
 import { received, setFlag, storedBits, userFlags, writeBits } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
-import { userHasPermission } from '../../model/groups.js';
 import { ROLE, type StreamRecord, type UserRecord } from '../../model/types.js';
 import { flush, outbox, queueEvent, type Outbox } from '../../shard/outbox.js';
 import type { Shard } from '../../shard/shard.js';
@@ -14,6 +13,7 @@ import { nowSeconds, topicMessageIds } from './edit-rules.js';
 import { sendMoveNotices } from './notices.js';
 import { topicLinks, type Rendered } from './render.js';
 import { topicParticipants } from './send.js';
+import { groupMentionedUserIds } from '../user_groups/mentions.js';
 
 
 /** A checked PATCH /messages/{id} (api/messages/edit.ts): what changes, and how. */
@@ -39,15 +39,13 @@ export interface UpdateResult {
 
 const MENTION_BITS = FLAG.mentioned | FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned | FLAG.group_mentioned;
 
-/** A user's mention bits for a message's content, as a send computes them. */
-function mentionBits(realm: RealmState, userId: number, msg: MessageRecord, topicWildcardUsers: Set<number>): number {
+/** A user's mention bits for a message's content, as a send computes them (`groupMembers`: whom its group mentions reach). */
+function mentionBits(userId: number, msg: MessageRecord, topicWildcardUsers: Set<number>, groupMembers: Set<number>): number {
   let bits = 0;
-  if (msg.mentions.users.includes(userId)) bits |= FLAG.mentioned;
+  if (msg.mentions.users.includes(userId) || groupMembers.has(userId)) bits |= FLAG.mentioned;
   if (msg.mentions.stream) bits |= FLAG.stream_wildcard_mentioned;
   if (topicWildcardUsers.has(userId) || (msg.mentions.topic && msg.kind === 'direct')) bits |= FLAG.topic_wildcard_mentioned;
-  const user = realm.users.get(userId);
-  if (user && msg.mentions.groups.some((g) => userHasPermission(realm, user, g))) bits |= FLAG.group_mentioned;
-  if (userId === msg.senderId) bits &= ~(FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned | FLAG.group_mentioned);
+  if (userId === msg.senderId) bits &= ~(FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned);
   return bits;
 }
 
@@ -79,10 +77,11 @@ function applyContent(shard: Shard, realm: RealmState, out: Outbox, before: Mess
   for (const id of alerted) candidates.add(id);
   for (const id of rowUserIds(shard, realm, after.id)) if (storedBits(shard, realm, id, after.id) & FLAG.has_alert_word) candidates.add(id);
   const topicUsers = after.kind === 'stream' && after.mentions.topic ? topicParticipants(shard, realm, after.streamId!, after.topic) : new Set<number>();
+  const groupMembers = groupMentionedUserIds(realm, after.mentions.groups);
   for (const userId of candidates) {
     const stored = storedBits(shard, realm, userId, after.id);
     const alert = alerted.has(userId) ? FLAG.has_alert_word : 0;
-    writeBits(shard, out.batch, realm, userId, after.id, stored, (stored & ~(MENTION_BITS | FLAG.has_alert_word)) | mentionBits(realm, userId, after, topicUsers) | alert);
+    writeBits(shard, out.batch, realm, userId, after.id, stored, (stored & ~(MENTION_BITS | FLAG.has_alert_word)) | mentionBits(userId, after, topicUsers, groupMembers) | alert);
   }
 }
 

@@ -1,9 +1,9 @@
 import type { MessageRecord, PropagateMode } from '../../model/message.js';
 import type { RealmState } from '../../model/realm-state.js';
-import { BOT_TYPE, NOTIFICATION_BOT_EMAIL, ROLE, type StreamRecord, type UserRecord } from '../../model/types.js';
+import { NOTIFICATION_BOT_EMAIL, type StreamRecord, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { activeSubscriberIds } from '../streams/access.js';
-import { doCreateUser } from '../users/actions.js';
+import { systemBot } from '../users/actions.js';
 import { canAccessMessage } from './access.js';
 import { doDeleteMessages } from './delete.js';
 import { nowSeconds, topicMessageIds } from './edit-rules.js';
@@ -28,17 +28,8 @@ export const RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS = 60;
  * shows its bot: in cross_realm_bots, a member of nothing. A realm made before that gets it
  * silently on first use; clients registered earlier then learn of it from its first message.
  */
-export async function notificationBot(shard: Shard, realm: RealmState): Promise<UserRecord> {
-  const existing = realm.userByEmail(NOTIFICATION_BOT_EMAIL);
-  if (existing) return existing;
-  return doCreateUser(shard, realm, {
-    email: NOTIFICATION_BOT_EMAIL,
-    fullName: NOTIFICATION_BOT_NAME,
-    role: ROLE.member,
-    isBot: true,
-    botType: BOT_TYPE.generic,
-    isSystemBot: true,
-  });
+export function notificationBot(shard: Shard, realm: RealmState): Promise<UserRecord> {
+  return systemBot(shard, realm, NOTIFICATION_BOT_EMAIL, NOTIFICATION_BOT_NAME);
 }
 
 /** `@_**Name|id**`: names a user without notifying them. */

@@ -1,5 +1,6 @@
 import { renderMarkdown, type RenderContext, type RenderResult } from '../../markdown/index.js';
 import { topicLinks as linkifyTopic } from '../../markdown/linkifiers.js';
+import { groupDisplayName } from '../../model/groups.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
 import type { UserRecord } from '../../model/types.js';
@@ -28,7 +29,8 @@ function contextFor({ realm, sender, alertWords }: RenderScope): RenderContext {
     userByFullName: (name) => mentionable(realm.userByFullName(name)),
     userById: (id) => mentionable(realm.users.get(id)),
     groupByName: (name) => {
-      for (const g of realm.groups.values()) if (g.name.toLowerCase() === name.toLowerCase()) return { id: g.id, name: g.name, deactivated: g.deactivated };
+      const key = name.toLowerCase();
+      for (const g of realm.groups.values()) if (g.name.toLowerCase() === key) return { id: g.id, name: groupDisplayName(g), deactivated: g.deactivated };
       return undefined;
     },
     streamByName: (name) => {

@@ -15,6 +15,7 @@ import { pythonJson, widgetFromContent, type WidgetContent } from '../submessage
 import { dmGroupKey } from './views.js';
 import { canAccessUser, noteDirectMessage } from '../../model/user-access.js';
 import { AccessWatch } from '../users/access-events.js';
+import { checkGroupMentions, groupMentionedUserIds } from '../user_groups/mentions.js';
 
 /** The reference's limits (max_message_length, max_topic_length in /register). */
 export const MAX_MESSAGE_LENGTH = 10000;
@@ -187,6 +188,7 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
 
   const topicWildcardUsers = rendered.wildcards.topic && isStream ? topicParticipants(shard, realm, spec.stream!.id, topic) : new Set<number>();
   checkWildcardMentions(realm, sender, rendered, isStream ? recipientIds.size - 1 : null, topicWildcardUsers.size);
+  checkGroupMentions(realm, sender, rendered.mentionedGroupIds);
 
   const batch = spec.batch ?? shard.batch();
   const msg: MessageRecord = {
@@ -240,7 +242,9 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
 
   // Only the users with a mention or an alert word get a row; everyone else's flags are derived.
   const flags = new Map<number, number>();
+  // A group mention gives its members the `mentioned` flag, as a mention by name does.
   const mentioned = new Set(rendered.mentionedUserIds);
+  for (const id of groupMentionedUserIds(realm, rendered.mentionedGroupIds)) mentioned.add(id);
   const alerted = new Set(rendered.alertedUserIds);
   for (const userId of recipientIds) {
     let bits = 0;
@@ -248,11 +252,7 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
     if (alerted.has(userId)) bits |= FLAG.has_alert_word;
     if (rendered.wildcards.stream) bits |= FLAG.stream_wildcard_mentioned;
     if (topicWildcardUsers.has(userId) || (rendered.wildcards.topic && !isStream)) bits |= FLAG.topic_wildcard_mentioned;
-    if (rendered.mentionedGroupIds.length > 0) {
-      const user = realm.users.get(userId);
-      if (user && rendered.mentionedGroupIds.some((g) => userHasPermission(realm, user, g))) bits |= FLAG.group_mentioned;
-    }
-    if (userId === sender.id) bits &= ~(FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned | FLAG.group_mentioned);
+    if (userId === sender.id) bits &= ~(FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned);
     if (bits) writeBits(shard, batch, realm, userId, msg.id, 0, bits);
     flags.set(userId, bits);
   }

@@ -22,7 +22,8 @@ export const systemGroupRequired = (name: string) => badRequest(`'${name}' must 
 
 const isIdList = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => Number.isInteger(x));
 
-function parseValue(name: string, value: unknown): GroupSetting {
+/** Parses one group-setting value: a group id or an anonymous group (POST /user_groups/create). */
+export function parseGroupSettingValue(name: string, value: unknown): GroupSetting {
   if (Number.isInteger(value)) return value as number;
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const { direct_members: members, direct_subgroups: subgroups } = value as Record<string, unknown>;
@@ -39,8 +40,8 @@ function parseValue(name: string, value: unknown): GroupSetting {
 export function parseGroupSettingChange(name: string, raw: Record<string, unknown>): GroupSettingChange {
   if (!Object.hasOwn(raw, 'new')) throw badRequest(`${name}["new"] field is missing`);
   return {
-    new: parseValue(name, raw.new),
-    old: raw.old === undefined || raw.old === null ? null : parseValue(name, raw.old),
+    new: parseGroupSettingValue(name, raw.new),
+    old: raw.old === undefined || raw.old === null ? null : parseGroupSettingValue(name, raw.old),
   };
 }
 

@@ -1,6 +1,6 @@
 import { ApiError, badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
-import { REALM_GROUP_SETTINGS, realmGroupSetting, realmSetting } from '../../model/realm-settings.js';
+import { groupSettingForApi, REALM_GROUP_SETTINGS, realmGroupSetting, realmSetting } from '../../model/realm-settings.js';
 import { ROLE, type GroupSetting, type UserRecord } from '../../model/types.js';
 import type { ParamSchema } from '../operation.js';
 import { checkGroupSettingValue, groupSettingChanges, parseGroupSettingChange } from './group-values.js';
@@ -183,7 +183,7 @@ export function checkRealmUpdate(realm: RealmState, user: UserRecord, p: RealmUp
   for (const [name, rule] of Object.entries(REALM_GROUP_SETTINGS)) {
     if (!given(name)) continue;
     const change = parseGroupSettingChange(name, p[name] as Record<string, unknown>);
-    if (!groupSettingChanges(realmGroupSetting(realm, name), change)) continue;
+    if (!groupSettingChanges(groupSettingForApi(realm, realmGroupSetting(realm, name)), change)) continue;
     checkGroupSettingValue(realm, name, change.new, rule);
     plan.setGroup(name, change.new);
   }

@@ -26,7 +26,7 @@ export function inChannelGroup(realm: RealmState, user: UserRecord, stream: Stre
   return value !== undefined && userHasPermission(realm, user, value);
 }
 
-const METADATA_SETTINGS = ['can_administer_channel_group', 'can_add_subscribers_group', 'can_subscribe_group'];
+export const METADATA_SETTINGS = ['can_administer_channel_group', 'can_add_subscribers_group', 'can_subscribe_group'];
 
 function metadataViaGroups(realm: RealmState, user: UserRecord, stream: StreamRecord): boolean {
   if (isGuest(user)) return false;

@@ -1,7 +1,7 @@
 import { generateApiKey, hashPassword } from '../../lib/auth.js';
 import { badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
-import { ROLE, type Role, type StreamRecord, type UserRecord } from '../../model/types.js';
+import { BOT_TYPE, ROLE, type Role, type StreamRecord, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { inaccessibleUserView } from './views.js';
 import { personForEvent } from './access-events.js';
@@ -12,6 +12,7 @@ import { setReadMark } from '../../model/read-state.js';
 import { directGroupsOf } from '../../model/groups.js';
 import type { WriteBatch } from '../../store/shard-store.js';
 import { newUserSettings } from '../user-defaults/defaults.js';
+import { groupEventsForActivation } from '../user_groups/user-activity.js';
 import type { BotProfile } from '../../model/types.js';
 import { sendBotCreated, sendBotUpdate, sendOwnerChange } from '../bots/events.js';
 
@@ -149,9 +150,9 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
 }
 
 /**
- * A user who becomes active joins their groups (their role's system group at least): clients
- * keep group members, so they are told, as the reference tells them, with user_group
- * add_members. Deactivation needs no such event: clients drop deactivated users themselves.
+ * A new user joins their role's system group: clients keep group members, so they are told, as
+ * the reference tells them, with user_group add_members. (Deactivation and reactivation:
+ * user_groups/user-activity.ts.)
  */
 function emitGroupJoins(batch: WriteBatch, realm: RealmState, user: UserRecord): void {
   const audience = realm.activeUserIds();
@@ -181,7 +182,7 @@ async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], i
   // the users who remain (or become) active and can access the user (level 303).
   for (const user of users) {
     batch.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: isActive } }, usersWhoCanAccess(shard, realm, user));
-    if (isActive) emitGroupJoins(batch, realm, user);
+    groupEventsForActivation(shard, realm, user, (event, ids) => batch.emit(realm.id, event, ids));
     if (user.isBot && !user.isSystemBot) {
       const send = (event: Parameters<typeof batch.emit>[1], ids: Iterable<number>) => batch.emit(realm.id, event, ids);
       sendBotUpdate(send, realm, user, { is_active: isActive });
@@ -214,4 +215,16 @@ export async function doDeactivateUser(shard: Shard, realm: RealmState, target: 
 export async function doReactivateUser(shard: Shard, realm: RealmState, target: UserRecord, actor?: UserRecord): Promise<void> {
   if (target.isActive) return;
   await setActive(shard, realm, [target], true, actor);
+}
+
+/**
+ * A realm's system bot (Notification Bot, Welcome Bot, Email Gateway): the reference has one of
+ * each for all realms; here each realm has its own, shown as the reference shows its bots (in
+ * cross_realm_bots, a member of nothing). Made with the realm, or silently on first use in a realm
+ * made before the bot existed.
+ */
+export async function systemBot(shard: Shard, realm: RealmState, email: string, fullName: string): Promise<UserRecord> {
+  const existing = realm.userByEmail(email);
+  if (existing) return existing;
+  return doCreateUser(shard, realm, { email, fullName, role: ROLE.member, isBot: true, botType: BOT_TYPE.generic, isSystemBot: true });
 }
