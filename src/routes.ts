@@ -29,6 +29,9 @@ export const routes: readonly Route[] = [
   r('PATCH', '/realm/profile_fields/{field_id}', 'profileFields.update'),
   r('DELETE', '/realm/profile_fields/{field_id}', 'profileFields.remove'),
   r('PATCH', '/realm/user_settings_defaults', 'userDefaults.update'),
+  r('GET', '/realm/emoji', 'emoji.list'),
+  r('POST', '/realm/emoji/{emoji_name}', 'emoji.upload'),
+  r('DELETE', '/realm/emoji/{emoji_name}', 'emoji.remove'),
 
   r('PATCH', '/settings', 'settings.update'),
   // Deprecated aliases since feature level 80, still used by older clients.

@@ -57,6 +57,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Sent instead of `body`: a file the front end streams (the shard has checked access). */
   file?: { path: string; contentType: string };
+  /** Sent instead of `body`: bytes read from the store (a custom emoji's image). */
+  bytes?: Uint8Array;
 }
 
 /** Identity function that gives `params` its type at the definition site. */

@@ -6,6 +6,7 @@ import { operations as userDefaults } from './user-defaults/index.js';
 import { operations as userStatus } from './user-status/index.js';
 import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
+import { operations as emoji } from './emoji/index.js';
 import { operations as emailGateway } from './email-gateway/index.js';
 import { operations as events } from './events/index.js';
 import { operations as invites } from './invites/index.js';
@@ -28,6 +29,7 @@ import { operations as webhooks } from './webhooks/index.js';
 export const operations: Record<string, Operation<any>> = {
   ...bots,
   ...devices,
+  ...emoji,
   ...emailGateway,
   ...events,
   ...invites,

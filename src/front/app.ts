@@ -14,6 +14,7 @@ import { paramParser } from './body.js';
 import { pageRouter } from './pages.js';
 import { acceptsParam, methodMatcher, orderRoutes } from './route-order.js';
 import { staticFiles } from './static.js';
+import { thumbnails } from './thumbnail.js';
 import { webhookParams } from './webhook.js';
 
 /**
@@ -34,6 +35,11 @@ function send(ctx: Context, reply: Reply): void {
   if (reply.file) {
     ctx.type = reply.file.contentType;
     ctx.body = createReadStream(reply.file.path);
+    return;
+  }
+  if (reply.bytes) {
+    // Content-Type came with the headers; a Uint8Array from the worker becomes a Buffer view.
+    ctx.body = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
     return;
   }
   ctx.type = 'application/json';
@@ -83,6 +89,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   });
 
   app.use(staticFiles);
+  app.use(thumbnails);
 
   const parseParams = paramParser(uploadsTmpDir(config.dataDir));
   const router = new Router({ prefix: '/api/v1' });
@@ -135,6 +142,11 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     if (ctx.method === 'GET' && ctx.path.startsWith('/user_uploads/')) {
       ctx.path = `/api/v1${ctx.path}`;
       ctx.state.pathParams = { __serve: 'file' };
+    }
+    // Custom emoji images (api/emoji/), public like the reference's /user_avatars files.
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && /^\/user_avatars\/\d+\/emoji\//.test(ctx.path)) {
+      ctx.state.pathParams = { __image: ctx.path.slice('/user_avatars/'.length) };
+      ctx.path = '/api/v1/realm/emoji';
     }
     await next();
   });

@@ -92,6 +92,7 @@ function processInline(core: StateCore): void {
   const previewed = new Set<string>();
   const candidates: { link: LinkInfo; inline: number; topLevel: boolean; alone: boolean }[] = [];
   let quoteDepth = 0;
+  let srcLines: string[] | undefined;
 
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i];
@@ -102,6 +103,14 @@ function processInline(core: StateCore): void {
     else if (token.type === 'blockquote_close') quoteDepth--;
     if (token.type !== 'inline') continue;
     flags.inBlockquote = quoteDepth > 0;
+    // Python-Markdown strips a paragraph's leading whitespace only: "test  " is <p>test  </p>.
+    // markdown-it trims both ends, so the last line's trailing spaces are put back.
+    const opener = tokens[i - 1];
+    if (opener?.type === 'paragraph_open' && opener.map) {
+      srcLines ??= core.src.split('\n');
+      const trailing = / +$/.exec(srcLines[opener.map[1] - 1] ?? '');
+      if (trailing && token.content !== '') token.content += trailing[0];
+    }
     const run = new InlineRun(patterns, env.state.deadline);
     const data = run.process(token.content);
     const links = run.links();
@@ -129,7 +138,7 @@ function processInline(core: StateCore): void {
       const title = text === href ? '' : ` title="${escapeAttr(text.replace(/[\u0002\u0003\uE030-\uE039]/g, ''))}"`;
       const html =
         kind === 'image'
-          ? `<div class="message_inline_image"><a href="${escapeAttr(href)}"${title}><img src="${escapeAttr(imageSource(href))}"></a></div>`
+          ? `<div class="message_inline_image"><a href="${escapeAttr(href)}"${title}>${imageTag(imageSource(href))}</a></div>`
           : `<div class="message_inline_image message_inline_video"><a href="${escapeAttr(href)}"${title}><video preload="metadata" src="${escapeAttr(href)}"></video></a></div>`;
       if (kind === 'image') env.hasImage = true;
       const opener = tokens[c.inline - 1];
@@ -170,6 +179,24 @@ function itemClose(tokens: Token[], from: number): number {
     if (tokens[i].type === 'list_item_close' && tokens[i].level === level) return i;
   }
   return tokens.length - 1;
+}
+
+/**
+ * The preview image. External images and uploads go through the reference's /thumbnail URL
+ * (which this server answers with a redirect to the image: front/thumbnail.ts), with the
+ * full-size form for the lightbox; other relative URLs load as they are.
+ */
+function imageTag(src: string): string {
+  if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(src) && !src.startsWith('/user_uploads/')) return `<img src="${escapeAttr(src)}">`;
+  const url = quotePlus(src.replace(/^\/+/, ''));
+  return `<img data-src-fullsize="/thumbnail?url=${url}&amp;size=full" src="/thumbnail?url=${url}&amp;size=thumbnail">`;
+}
+
+/** Python's urllib.parse.quote_plus, as the reference's urlencode writes query values. */
+function quotePlus(value: string): string {
+  return encodeURIComponent(value)
+    .replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
+    .replace(/%20/g, '+');
 }
 
 /** GitHub "blob" pages show an image; the preview loads the raw file instead. */

@@ -1,29 +1,22 @@
 /**
- * Unicode emoji names and codes, built once from emoji-datasource-google (the data set the
- * reference builds its own table from).
+ * Unicode emoji names and codes: the reference server's curated name table (tables/emoji-names.json,
+ * see tables/README.md), the one emoji name table of this server. Markdown, reactions and the file
+ * at `server_emoji_data_url` all read it, so a name means the same emoji everywhere.
  *
  * Codes follow the reference's encoding: lowercase hex code points joined by "-", at least four
- * digits each, with every U+FE0F variation selector removed ("2764", "0023-20e3"). Names are the
- * data set's short names with "-" turned into "_" (the reference's spelling: "woman_shrugging");
- * the first short name is the canonical one. Skin-tone components are left out, as the reference
- * does. The reference curates its own names on top of the same images, so a few names differ:
- * see docs/markdown.md.
+ * digits each, with every U+FE0F variation selector removed ("2764", "0023-20e3"). The lookups
+ * are built as the reference's build_emoji builds name_to_codepoint, codepoint_to_name and
+ * code_to_names: every canonical name and alias maps to its code (a later entry would win a
+ * shared name; the table has none), a code to its canonical name, and a code to all its names,
+ * canonical first. Emoji the table lacks (the Unicode 15.1 ones) are not emoji here, as there.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-
-interface DataSourceEmoji {
-  unified: string;
-  short_names: string[];
-  category: string;
-  has_img_google: boolean;
-}
+import table from './tables/emoji-names.json' with { type: 'json' };
 
 export interface EmojiTables {
-  /** name -> code */
+  /** name -> code (the reference's name_to_codepoint) */
   nameToCode: Map<string, string>;
-  /** code -> canonical name */
+  /** code -> canonical name (codepoint_to_name) */
   codeToName: Map<string, string>;
   /** code -> all names, canonical first (the shape of the reference's `code_to_names`) */
   codeToNames: Map<string, string[]>;
@@ -33,26 +26,13 @@ let tables: EmojiTables | undefined;
 
 export function emojiTables(): EmojiTables {
   if (tables) return tables;
-  // Read, not require()d: require would keep the parsed 1.3 MB data set in its module cache for
-  // the life of the process, and only the tables below are needed once they are built.
-  const path = createRequire(import.meta.url).resolve('emoji-datasource-google/emoji.json');
-  const data = JSON.parse(readFileSync(path, 'utf8')) as DataSourceEmoji[];
   const nameToCode = new Map<string, string>();
   const codeToName = new Map<string, string>();
   const codeToNames = new Map<string, string[]>();
-  for (const entry of data) {
-    if (entry.category === 'Component' || !entry.has_img_google) continue;
-    const code = unifiedToCode(entry.unified);
-    if (codeToName.has(code)) continue;
-    const names: string[] = [];
-    for (const raw of entry.short_names) {
-      const name = /^[+-]/.test(raw) ? raw : raw.replace(/-/g, '_');
-      if (nameToCode.has(name) || names.includes(name)) continue;
-      nameToCode.set(name, code);
-      names.push(name);
-    }
-    if (names.length === 0) continue;
-    codeToName.set(code, names[0]);
+  for (const [code, canonical, aliases] of table.emoji as [string, string, string[]][]) {
+    const names = [canonical, ...aliases];
+    for (const name of names) nameToCode.set(name, code);
+    codeToName.set(code, canonical);
     codeToNames.set(code, names);
   }
   tables = { nameToCode, codeToName, codeToNames };
@@ -75,15 +55,6 @@ export function emojiApiFile(): { body: string; etag: string } {
 }
 
 let apiFile: { body: string; etag: string } | undefined;
-
-function unifiedToCode(unified: string): string {
-  return unified
-    .toLowerCase()
-    .split('-')
-    .filter((part) => part !== 'fe0f')
-    .map((part) => part.padStart(4, '0'))
-    .join('-');
-}
 
 /** The reference's code for a run of emoji characters: FE0F dropped, each code point as hex. */
 export function emojiToCode(text: string): string {
@@ -111,18 +82,21 @@ export function isTextPresentation(match: string): boolean {
   return TEXT_PRESENTATION.test(match);
 }
 
-/** The emoticons the reference translates when the sender's translate_emoticons is on. */
+/**
+ * The emoticons the reference translates when the sender's translate_emoticons is on, and the
+ * emoji name each becomes (its EMOTICON_CONVERSIONS); the names are the table's.
+ */
 export const EMOTICONS: Record<string, string> = {
-  ':)': '1f642',
-  '(:': '1f642',
-  ':(': '1f641',
-  '<3': '2764',
-  ':|': '1f610',
-  ':/': '1f615',
-  ';)': '1f609',
-  ':D': '1f600',
-  ':o': '1f62e',
-  ':O': '1f62e',
-  ':p': '1f61b',
-  ':P': '1f61b',
+  ':)': 'smile',
+  '(:': 'smile',
+  ':(': 'frown',
+  '<3': 'heart',
+  ':|': 'neutral',
+  ':/': 'confused',
+  ';)': 'wink',
+  ':D': 'grinning',
+  ':o': 'open_mouth',
+  ':O': 'open_mouth',
+  ':p': 'stuck_out_tongue',
+  ':P': 'stuck_out_tongue',
 };

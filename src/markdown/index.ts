@@ -11,7 +11,7 @@ import { markdownEngine, type BlockEnv } from './blocks.js';
 import { renderError } from './inline.js';
 import { topicLinks } from './linkifiers.js';
 import { uploadPathId } from './links.js';
-import { normalize, normalizeListIndent, processFences, separateHangingLists } from './preprocess.js';
+import { continueQuotes, normalize, normalizeListIndent, processFences, separateHangingLists } from './preprocess.js';
 import type { RenderContext, RenderResult, RenderState } from './types.js';
 
 export type { MentionableGroup, MentionableUser, RenderContext, RenderResult } from './types.js';
@@ -41,7 +41,7 @@ export function renderMarkdown(content: string, ctx: RenderContext): RenderResul
   if (content.trim() !== '') {
     try {
       let lines = separateHangingLists(normalize(content));
-      lines = processFences(lines, env.stash, ctx.defaultCodeBlockLanguage);
+      lines = continueQuotes(processFences(lines, env.stash, ctx.defaultCodeBlockLanguage));
       if (ctx.alertWords) alertedUserIds = [...ctx.alertWords(lines.join('\n'))];
       const lists = normalizeListIndent(lines);
       env.listStarts = lists.listStarts;

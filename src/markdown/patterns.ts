@@ -222,9 +222,9 @@ export function buildPatterns(state: RenderState, flags: PatternFlags): InlinePa
       EMOTICON,
       (m) => {
         if (!ctx.translateEmoticons) return null;
-        const code = EMOTICONS[m[1]];
-        const name = emoji.codeToName.get(code);
-        return name ? emojiSpan(code, `:${name}:`) : null;
+        const name = EMOTICONS[m[1]];
+        const code = emoji.nameToCode.get(name);
+        return code ? emojiSpan(code, `:${name}:`) : null;
       },
     ),
 

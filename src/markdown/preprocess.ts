@@ -191,3 +191,28 @@ export function normalizeListIndent(lines: string[]): { lines: string[]; listSta
   });
   return { lines: out, listStarts };
 }
+
+const QUOTE_LINE = /^ {0,3}>/;
+
+/**
+ * Python-Markdown's quotes, on CommonMark's parser: in a block of lines without a blank one, a
+ * line starting with ">" begins a quote that takes the rest of the block, ">" or not. CommonMark
+ * keeps a later line in the quote only as a lazy continuation of an open paragraph, so
+ * ">\n>\ntext" (no paragraph yet) would end the quote; writing the ">" out makes the two agree.
+ * Placeholder lines (finished fenced blocks) end a block, as the blank lines around them do in
+ * the reference.
+ */
+export function continueQuotes(lines: string[]): string[] {
+  let quoting = false;
+  return lines.map((line) => {
+    if (line === '' || BLOCK_PLACEHOLDER.test(line)) {
+      quoting = false;
+      return line;
+    }
+    if (QUOTE_LINE.test(line)) {
+      quoting = true;
+      return line;
+    }
+    return quoting ? '> ' + line : line;
+  });
+}

@@ -2,7 +2,7 @@
 export type SubInterval = [number, number | null];
 
 import { PeopleState } from './people.js';
-import type { GroupRecord, RealmRecord, StreamRecord, SubscriptionRecord, UserRecord } from './types.js';
+import type { GroupRecord, RealmEmojiRecord, RealmRecord, StreamRecord, SubscriptionRecord, UserRecord } from './types.js';
 
 /**
  * One realm's organization model, held in memory by the shard that owns the realm.
@@ -40,6 +40,9 @@ export class RealmState {
   readonly subHistory = new Map<number, Map<number, SubInterval[]>>();
   /** Custom profile fields, statuses, mutes and alert words (model/people.ts). */
   readonly people = new PeopleState();
+
+  /** Custom emoji by id, deactivated ones included (api/emoji/). */
+  readonly realmEmoji = new Map<number, RealmEmojiRecord>();
 
   /** The realm's URL (Shard.realmUrl), set when the shard loads or creates the realm. */
   url = '';

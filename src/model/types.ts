@@ -29,6 +29,27 @@ export interface RealmRecord {
   userSettingsDefaults?: Record<string, unknown>;
 }
 
+/**
+ * A custom (realm) emoji: the reference's RealmEmoji. Deactivating keeps the row (old messages
+ * and reactions still show it); the image bytes live in the `emojiImages` table under the file
+ * names below (api/emoji/).
+ */
+export interface RealmEmojiRecord {
+  id: number;
+  realmId: number;
+  name: string;
+  authorId: number | null;
+  /** `<8 random hex><ext>`: the image is served at /user_avatars/<realmId>/emoji/images/<fileName>. */
+  fileName: string;
+  contentType: string;
+  isAnimated: boolean;
+  /** For animated emoji: the first frame, served under .../emoji/images/still/<stillFileName>. */
+  stillFileName: string | null;
+  deactivated: boolean;
+  /** Milliseconds. */
+  dateCreated: number;
+}
+
 export interface UserRecord {
   id: number;
   realmId: number;

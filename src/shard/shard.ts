@@ -3,7 +3,7 @@ import { normalizeSystemGroupSettings } from '../model/groups.js';
 import { RealmState, type SubInterval } from '../model/realm-state.js';
 import { MessageIds } from '../store/message-ids.js';
 import { firstMessageIn } from '../store/messages.js';
-import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type ProfileFieldRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord, type UserStatusRecord } from '../model/types.js';
+import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type ProfileFieldRecord, type RealmEmojiRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord, type UserStatusRecord } from '../model/types.js';
 import type { Database } from 'lmdb';
 import { openShardStore, PendingWrites, WriteBatch, type Key, type ShardStore, type StoreView } from '../store/shard-store.js';
 import { EventBus } from './events.js';
@@ -81,6 +81,7 @@ export class Shard implements StoreView {
       const [, userId, streamId] = key as number[];
       this.realmOf(key).setIntervals(userId, streamId, value as SubInterval[]);
     }
+    for (const { key, value } of store.emoji.getRange({})) this.realmOf(key).realmEmoji.set((key as number[])[1], value as RealmEmojiRecord);
     this.loadPeople();
   }
 

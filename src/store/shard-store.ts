@@ -42,6 +42,9 @@ import type { MessageIds } from './message-ids.js';
  *   subHistory  [realmId, userId, streamId]              -> [start, end|null][]
  *   search      [realmId, word, msgId]                   -> null   store/search.ts: full-text
  *   uploads     [realmId, kind, ...]                     -> ...    store/uploads.ts: files, links
+ *   emoji       [realmId, emojiId]                       -> RealmEmojiRecord (api/emoji/)
+ *   emojiImages [realmId, fileName]                      -> bytes  a custom emoji's image, and
+ *                                                          'still/<name>' for its first frame
  *   submessages [msgId, submessageId]                    -> SubmessageRecord  widget state
  *                                                          (store/submessages.ts)
  *   queues      queueId                                  -> a live event queue: options, ceiling
@@ -91,6 +94,8 @@ export interface ShardStore {
   userStatus: Database;
   mutedUsers: Database;
   alertWords: Database;
+  emoji: Database;
+  emojiImages: Database;
   invites: Database;
   inviteKeys: Database;
   botStorage: Database;
@@ -141,6 +146,9 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     userStatus: db('userStatus'),
     mutedUsers: db('mutedUsers'),
     alertWords: db('alertWords'),
+    emoji: db('emoji'),
+    // Raw bytes: an image gains nothing from msgpack.
+    emojiImages: env.openDB({ name: 'emojiImages', encoding: 'binary' }),
     invites: db('invites'),
     inviteKeys: db('inviteKeys'),
     botStorage: db('botStorage'),

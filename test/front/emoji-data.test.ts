@@ -25,7 +25,9 @@ t.test('GET server_emoji_data_url', async (t) => {
     t.match(res.headers.get('content-type'), /^application\/json/, 'JSON');
     t.match(res.headers.get('cache-control'), /max-age=\d+/, 'cacheable');
     t.same(Object.keys(table), ['code_to_names'], 'one property, as the reference describes');
-    t.ok(entries.length > 1000, `${entries.length} emoji`);
+    t.equal(entries.length, 1847, 'the reference\'s name table, every emoji of it (src/markdown/tables)');
+    t.same(table.code_to_names['1f44d'], ['+1', 'thumbs_up', 'like'], 'thumbs up: the reference\'s names');
+    t.same(table.code_to_names['1f642'], ['smile'], ':smile: is U+1F642, as in the reference');
     t.same(table.code_to_names['1f419'], ['octopus'], 'octopus');
     t.equal(table.code_to_names['1f44d']?.[0], '+1', 'thumbs up: +1 is canonical');
     t.ok(entries.every(([code, names]) => /^[0-9a-f]{4,}(-[0-9a-f]{4,})*$/.test(code) && names.length > 0), 'codes in the reference encoding, no empty name lists');
@@ -63,6 +65,10 @@ t.test('GET server_emoji_data_url', async (t) => {
       for (const name of new Set([names[0], names[names.length - 1]])) {
         const add = await asAnn('POST', `/messages/${sent.body.id}/reactions`, { params: { emoji_name: name } });
         if (add.status !== 200 || (await asAnn('DELETE', `/messages/${sent.body.id}/reactions`, { params: { emoji_name: name } })).status !== 200) refused.push(name);
+        // As the apps send a picked emoji: its name and code, checked against each other.
+        const pair = { emoji_name: name, emoji_code: code, reaction_type: 'unicode_emoji' };
+        const both = await asAnn('POST', `/messages/${sent.body.id}/reactions`, { params: pair });
+        if (both.status !== 200 || (await asAnn('DELETE', `/messages/${sent.body.id}/reactions`, { params: pair })).status !== 200) refused.push(`${name} ${code}`);
         const html = (await asAnn('POST', '/messages/render', { params: { content: `:${name}:` } })).body.rendered as string;
         if (!html.includes(`emoji-${code}`)) unrendered.push(name);
       }

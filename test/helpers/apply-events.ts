@@ -404,6 +404,9 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
     case 'muted_users':
       if ('muted_users' in state) state.muted_users = event.muted_users;
       return;
+    case 'realm_emoji':
+      if (event.op === 'update') state.realm_emoji = event.realm_emoji;
+      return;
     // No state in /register: a client showing invitations fetches GET /invites again.
     case 'invites_changed':
       return;

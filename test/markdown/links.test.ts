@@ -1,8 +1,11 @@
 import t from 'tap';
 import { runCases } from './fixtures/context.js';
 
-const img = (url: string, title = '') =>
-  `<div class="message_inline_image"><a href="${url}"${title ? ` title="${title}"` : ''}><img src="${url}"></a></div>`;
+/** The reference's preview markup (markdown_test_cases.json: inline_image, only_named_inline_image). */
+const img = (url: string, title = '') => {
+  const q = encodeURIComponent(url);
+  return `<div class="message_inline_image"><a href="${url}"${title ? ` title="${title}"` : ''}><img data-src-fullsize="/thumbnail?url=${q}&amp;size=full" src="/thumbnail?url=${q}&amp;size=thumbnail"></a></div>`;
+};
 
 t.test('renderMarkdown: links', async (t) => {
   runCases(t, [

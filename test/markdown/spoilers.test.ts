@@ -36,7 +36,7 @@ t.test('renderMarkdown: spoilers', async (t) => {
       input: '```spoiler [Header](https://example.com) :smile:\ncontent\n```',
       html:
         '<div class="spoiler-block"><div class="spoiler-header">\n<p><a href="https://example.com">Header</a> ' +
-        '<span aria-label="smile" class="emoji emoji-1f604" role="img" title="smile">:smile:</span></p>\n</div>' +
+        '<span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span></p>\n</div>' +
         '<div class="spoiler-content" aria-hidden="true">\n<p>content</p>\n</div></div>',
     },
     {
@@ -45,7 +45,7 @@ t.test('renderMarkdown: spoilers', async (t) => {
       html:
         '<div class="spoiler-block"><div class="spoiler-header">\n<p>header</p>\n</div><div class="spoiler-content" aria-hidden="true">\n' +
         '<p>Content <a href="http://example.com/image.png">http://example.com/image.png</a></p>\n' +
-        '<div class="message_inline_image"><a href="http://example.com/image.png"><img src="http://example.com/image.png"></a></div></div></div>',
+        '<div class="message_inline_image"><a href="http://example.com/image.png"><img data-src-fullsize="/thumbnail?url=http%3A%2F%2Fexample.com%2Fimage.png&amp;size=full" src="/thumbnail?url=http%3A%2F%2Fexample.com%2Fimage.png&amp;size=thumbnail"></a></div></div></div>',
       result: { hasImage: true, hasLink: true },
     },
   ]);

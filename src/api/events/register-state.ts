@@ -15,6 +15,7 @@ import { mutedUsersSection } from '../muting/index.js';
 import { customProfileFieldsSection } from '../profile-fields/views.js';
 import { realmUserSettingsDefaults } from '../user-defaults/defaults.js';
 import { userStatusSection } from '../user-status/views.js';
+import { realmEmojiViews } from '../emoji/views.js';
 import { realmEmbeddedBots } from '../bots/embedded.js';
 import { realmIncomingWebhookBots } from '../webhooks/registry.js';
 
@@ -63,7 +64,7 @@ const sections: Section[] = [
   { when: on('realm'), build: (ctx) => realmSection(ctx.shard, ctx.realm, { longpollTimeoutSecs: ctx.shard.config.heartbeatSeconds + 40 }) },
   { when: on('realm_user_settings_defaults'), build: (ctx) => ({ realm_user_settings_defaults: realmUserSettingsDefaults(ctx.realm.realm) }) },
   { when: on('realm_domains'), build: () => ({ realm_domains: [] }) },
-  { when: on('realm_emoji'), build: () => ({ realm_emoji: {} }) },
+  { when: on('realm_emoji'), build: (ctx) => ({ realm_emoji: realmEmojiViews(ctx.realm) }) },
   // Clients without linkifier_url_template cannot read templates: the reference sends them none.
   { when: on('realm_linkifiers'), build: (ctx, caps) => ({ realm_linkifiers: caps.linkifier_url_template ? linkifiersView(ctx.realm) : [] }) },
   { when: on('realm_filters'), build: () => ({ realm_filters: [] }) },

@@ -9,6 +9,7 @@ import { putMessage } from '../../store/messages.js';
 import { me, operation } from '../operation.js';
 import { activeSubscriberIds } from '../streams/access.js';
 import { accessibleMessage, invalidMessage } from './access.js';
+import { activeRealmEmoji } from '../emoji/views.js';
 
 /**
  * Emoji reactions (POST and DELETE /messages/{message_id}/reactions), after the reference's
@@ -17,35 +18,36 @@ import { accessibleMessage, invalidMessage } from './access.js';
  */
 type ReactionType = ReactionRecord['reactionType'];
 
-/**
- * The one emoji of this kind: the reference ships its logo as a "zulip_extra_emoji". There are no
- * custom (realm) emoji on this server yet, so a name never resolves to one and a realm_emoji
- * code is never valid.
- */
+/** The one emoji of this kind: the reference ships its logo as a "zulip_extra_emoji". */
 const EXTRA_EMOJI = 'zulip';
 
-/** The code and type of an emoji given by name only: the reference's get_emoji_data. */
-export function emojiByName(name: string): { code: string; type: ReactionType } {
+/**
+ * The code and type of an emoji given by name only: the reference's get_emoji_data. An active
+ * custom emoji wins over the built-in emoji of the same name, as it does in Markdown.
+ */
+export function emojiByName(realm: RealmState, name: string): { code: string; type: ReactionType } {
+  const custom = activeRealmEmoji(realm, name);
+  if (custom) return { code: String(custom.id), type: 'realm_emoji' };
   if (name === EXTRA_EMOJI) return { code: name, type: 'zulip_extra_emoji' };
   const code = emojiTables().nameToCode.get(name);
   if (code !== undefined) return { code, type: 'unicode_emoji' };
   throw badRequest(`Emoji '${name}' does not exist`);
 }
 
-/** The shape of an emoji name in any client's table: lower-case words, digits, `_`, `+`, `-`. */
-const EMOJI_NAME = /^[a-z0-9_+-]{1,100}$/;
-
 /**
- * Whether a new reaction's name, code and type agree: the reference's check_emoji_request, with
- * one deliberate difference. The reference checks a Unicode emoji's name against its own name
- * table, which this server does not have (its names are emoji-datasource's: `:smile:` and `cat`
- * name other emoji there, and `thumbs_up`, `big_smile` or `check` do not exist). Real clients
- * (zulip-terminal, the apps) send both the name from Zulip's table and the code, so a known
- * code is enough here, and the name, a label that reactions carry as they were given, only needs
- * to look like one.
+ * Whether a new reaction's name, code and type agree: the reference's check_emoji_request. A
+ * Unicode emoji's name must be one the name table (markdown/emoji.ts) gives that code: its
+ * canonical name or an alias. A custom emoji is named by its id, deactivated ones included, so
+ * the error says which of the three is wrong.
  */
-export function checkEmoji(name: string, code: string, type: string): asserts type is ReactionType {
-  if (type === 'realm_emoji') throw badRequest('Invalid custom emoji.');
+export function checkEmoji(realm: RealmState, name: string, code: string, type: string): asserts type is ReactionType {
+  if (type === 'realm_emoji') {
+    const custom = /^\d+$/.test(code) ? realm.realmEmoji.get(Number(code)) : undefined;
+    if (!custom) throw badRequest('Invalid custom emoji.');
+    if (custom.name !== name) throw badRequest('Invalid custom emoji name.');
+    if (custom.deactivated) throw badRequest('This custom emoji has been deactivated.');
+    return;
+  }
   if (type === 'zulip_extra_emoji') {
     if (code !== EXTRA_EMOJI) throw badRequest('Invalid emoji code.');
     if (name !== code) throw badRequest('Invalid emoji name.');
@@ -54,7 +56,7 @@ export function checkEmoji(name: string, code: string, type: string): asserts ty
   if (type === 'unicode_emoji') {
     const tables = emojiTables();
     if (!tables.codeToName.has(code)) throw badRequest('Invalid emoji code.');
-    if (!EMOJI_NAME.test(name)) throw badRequest('Invalid emoji name.');
+    if (tables.nameToCode.get(name) !== code) throw badRequest('Invalid emoji name.');
     return;
   }
   throw badRequest('Invalid emoji type.');
@@ -139,7 +141,7 @@ const add = operation<ReactionParams & { emoji_name: string }>({
     let code = p.emoji_code;
     let type = p.reaction_type;
     if (code === undefined || type === undefined) {
-      const found = emojiByName(p.emoji_name);
+      const found = emojiByName(realm, p.emoji_name);
       code ??= found.code;
       type ??= found.type;
     }
@@ -151,7 +153,7 @@ const add = operation<ReactionParams & { emoji_name: string }>({
     const existing = msg.reactions.find((r) => sameEmoji(r, code, type));
     let name = p.emoji_name;
     if (existing) name = existing.emojiName;
-    else checkEmoji(name, code, type);
+    else checkEmoji(realm, name, code, type);
     const reaction: ReactionRecord = { emojiName: name, emojiCode: code, reactionType: type as ReactionType, userId: user.id };
     await saveReactions(shard, realm, user, msg, [...msg.reactions, reaction], reaction, 'add');
     return {};
@@ -167,11 +169,14 @@ const remove = operation<ReactionParams>({
     const { shard, realm, params: p } = ctx;
     const msg = reactableMessage(shard, realm, user, p.message_id);
     let code = p.emoji_code;
+    let type = p.reaction_type;
     if (code === undefined) {
       if (p.emoji_name === undefined) throw badRequest('At least one of the following arguments must be present: emoji_name, emoji_code');
-      code = emojiByName(p.emoji_name).code;
+      const found = emojiByName(realm, p.emoji_name);
+      code = found.code;
+      type ??= found.type;
     }
-    const type = p.reaction_type ?? 'unicode_emoji';
+    type ??= 'unicode_emoji';
     // The pair is not checked against the emoji data: it was valid when the reaction was added,
     // and removing a vote for an emoji that has since gone must still work.
     const mine = msg.reactions.find((r) => r.userId === user.id && sameEmoji(r, code, type));

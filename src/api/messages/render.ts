@@ -4,6 +4,7 @@ import { groupDisplayName } from '../../model/groups.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
 import type { UserRecord } from '../../model/types.js';
+import { renderRealmEmoji } from '../emoji/views.js';
 import { hasMetadataAccess } from '../streams/access.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../model/message.js';
 
@@ -41,6 +42,7 @@ function contextFor({ realm, sender, alertWords }: RenderScope): RenderContext {
     realmUrl: realm.url,
     linkifiers: linkifiers(realm),
     translateEmoticons: sender?.settings.translate_emoticons === true,
+    realmEmoji: renderRealmEmoji(realm),
     defaultCodeBlockLanguage: String(realmSetting(realm, 'default_code_block_language') ?? ''),
     emptyTopicDisplayName: EMPTY_TOPIC_DISPLAY_NAME,
     alertWords: matcher && !matcher.empty ? (text) => matcher.match(text) : undefined,

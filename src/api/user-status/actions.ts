@@ -30,7 +30,7 @@ export interface StatusChange {
 
 export const STATUS_TEXT_MAX = 60;
 
-export function checkStatusUpdate(p: StatusParams): StatusChange {
+export function checkStatusUpdate(realm: RealmState, p: StatusParams): StatusChange {
   // The reference strips the text before it measures it.
   const statusText = p.status_text?.trim();
   if (statusText !== undefined && [...statusText].length > STATUS_TEXT_MAX) {
@@ -45,11 +45,11 @@ export function checkStatusUpdate(p: StatusParams): StatusChange {
     let code = p.emoji_code;
     let type = p.reaction_type;
     if (code === undefined || type === undefined) {
-      const found = emojiByName(p.emoji_name);
+      const found = emojiByName(realm, p.emoji_name);
       code ??= found.code;
       type ??= found.type;
     }
-    checkEmoji(p.emoji_name, code, type);
+    checkEmoji(realm, p.emoji_name, code, type);
     change.emoji = { name: p.emoji_name, code, type };
   } else if (p.emoji_code || p.reaction_type) {
     throw badRequest('Client must pass emoji_name if they pass either emoji_code or reaction_type.');

@@ -24,7 +24,7 @@ const updateOwn = operation<StatusParams>({
   handler: async (ctx) => {
     const user = me(ctx);
     notForBots(user);
-    await doUpdateStatus(ctx.shard, ctx.realm, user, checkStatusUpdate(ctx.params));
+    await doUpdateStatus(ctx.shard, ctx.realm, user, checkStatusUpdate(ctx.realm, ctx.params));
     return {};
   },
 });
@@ -35,7 +35,7 @@ const updateOther = operation<StatusParams & { user_id: number }>({
   handler: async (ctx) => {
     const target = accessUserById(ctx.shard, ctx.realm, me(ctx), ctx.params.user_id, { forAdmin: true });
     const { user_id: _target, ...params } = ctx.params;
-    await doUpdateStatus(ctx.shard, ctx.realm, target, checkStatusUpdate(params));
+    await doUpdateStatus(ctx.shard, ctx.realm, target, checkStatusUpdate(ctx.realm, params));
     return {};
   },
 });

@@ -14,6 +14,9 @@ t.test('reactions: invalid emoji and parameters', async (t) => {
       [{ emoji_name: 'no_such_emoji' }, "Emoji 'no_such_emoji' does not exist", 'an unknown name'],
       [{ emoji_name: 'octopus', emoji_code: 'ffff0', reaction_type: 'unicode_emoji' }, 'Invalid emoji code.', 'an unknown code'],
       [{ emoji_name: 'Not an emoji!', emoji_code: '1f419', reaction_type: 'unicode_emoji' }, 'Invalid emoji name.', 'a name that is no emoji name'],
+      // The reference's table: smile is 1f642, big_smile 1f604; emoji-datasource's hankey is not a name there.
+      [{ emoji_name: 'smile', emoji_code: '1f604', reaction_type: 'unicode_emoji' }, 'Invalid emoji name.', 'a name of another emoji'],
+      [{ emoji_name: 'hankey', emoji_code: '1f4a9', reaction_type: 'unicode_emoji' }, 'Invalid emoji name.', 'a name the reference does not have'],
       [{ emoji_name: 'octopus', emoji_code: '1f419', reaction_type: 'animal_emoji' }, 'Invalid emoji type.', 'an unknown type'],
       [{ emoji_name: 'party_parrot', emoji_code: '1', reaction_type: 'realm_emoji' }, 'Invalid custom emoji.', 'a custom emoji that does not exist'],
       [{ emoji_name: 'zulip', emoji_code: 'zulipp', reaction_type: 'zulip_extra_emoji' }, 'Invalid emoji code.', 'a wrong extra emoji code'],

@@ -51,7 +51,7 @@ t.test('POST /users/me/status and GET /users/{user_id}/status', async (t) => {
     t.same((await post({ emoji_name: 'no_such_emoji_xyz' })).body, bad("Emoji 'no_such_emoji_xyz' does not exist"), 'an unknown emoji name');
     t.same((await post({ emoji_name: 'car', emoji_code: 'ffffff', reaction_type: 'unicode_emoji' })).body, bad('Invalid emoji code.'), 'an unknown code');
     t.same((await post({ emoji_name: 'Not A Name', emoji_code: '1f697', reaction_type: 'unicode_emoji' })).body, bad('Invalid emoji name.'), 'a name that cannot be one');
-    t.same((await post({ emoji_name: 'party', emoji_code: '1', reaction_type: 'realm_emoji' })).body, bad('Invalid custom emoji.'), 'no custom emoji here');
+    t.same((await post({ emoji_name: 'party', emoji_code: '1', reaction_type: 'realm_emoji' })).body, bad('Invalid custom emoji.'), 'an unknown custom emoji');
     t.same((await post({ emoji_name: 'car', emoji_code: '1f697', reaction_type: 'sticker' })).body, bad('Invalid emoji type.'), 'an unknown type');
     t.same((await post({ emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji', away: 'maybe' })).body.code, 'REQUEST_VARIABLE_INVALID', 'away must be a boolean');
     t.same((await status(othello.userId)).status, { status_text: 'é'.repeat(60) }, 'refused requests changed nothing');
@@ -102,7 +102,7 @@ t.test('POST /users/{user_id}/status: administrators only', async (t) => {
     t.same((await post(admin, hamlet.userId, { emoji_name: 'nope_not_here' })).body, bad("Emoji 'nope_not_here' does not exist"), 'an unknown emoji');
     t.same((await post(admin, hamlet.userId, { status_text: 'x', reaction_type: 'unicode_emoji' })).body, bad('Client must pass emoji_name if they pass either emoji_code or reaction_type.'), 'a type without a name');
     t.same((await post(admin, hamlet.userId, { emoji_name: 'Bad Name', emoji_code: '1f697', reaction_type: 'unicode_emoji' })).body, bad('Invalid emoji name.'), 'an invalid name');
-    t.same((await post(admin, hamlet.userId, { emoji_name: 'party', emoji_code: '7', reaction_type: 'realm_emoji' })).body, bad('Invalid custom emoji.'), 'a custom emoji');
+    t.same((await post(admin, hamlet.userId, { emoji_name: 'party', emoji_code: '7', reaction_type: 'realm_emoji' })).body, bad('Invalid custom emoji.'), 'an unknown custom emoji');
     t.same((await post(admin, bot.userId, { status_text: 'x' })).body, bad('No such user'), 'bots have no status');
     t.same((await post(admin, 99999, { status_text: 'x' })).body, bad('No such user'), 'an unknown user');
     t.equal((await post(admin, hamlet.userId, { status_text: 'y'.repeat(61) })).body.msg, 'status_text is too long (limit: 60 characters)', 'too long');
