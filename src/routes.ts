@@ -136,6 +136,23 @@ export const routes: readonly Route[] = [
   r('DELETE', '/users/me/apns_device_token', 'devices.removeApns'),
   r('POST', '/users/me/android_gcm_reg_id', 'devices.addGcm'),
   r('DELETE', '/users/me/android_gcm_reg_id', 'devices.removeGcm'),
+
+  r('GET', '/drafts', 'drafts.list'),
+  r('POST', '/drafts', 'drafts.create'),
+  r('PATCH', '/drafts/{draft_id}', 'drafts.edit'),
+  r('DELETE', '/drafts/{draft_id}', 'drafts.remove'),
+  r('GET', '/saved_snippets', 'savedSnippets.list'),
+  r('POST', '/saved_snippets', 'savedSnippets.create'),
+  r('PATCH', '/saved_snippets/{saved_snippet_id}', 'savedSnippets.edit'),
+  r('DELETE', '/saved_snippets/{saved_snippet_id}', 'savedSnippets.remove'),
+  r('GET', '/scheduled_messages', 'scheduledMessages.list'),
+  r('POST', '/scheduled_messages', 'scheduledMessages.create'),
+  r('PATCH', '/scheduled_messages/{scheduled_message_id}', 'scheduledMessages.edit'),
+  r('DELETE', '/scheduled_messages/{scheduled_message_id}', 'scheduledMessages.remove'),
+  // Feature levels 381 and 399: newer than the 10.2 description (test/helpers/undocumented.ts).
+  r('GET', '/reminders', 'reminders.list'),
+  r('POST', '/reminders', 'reminders.create'),
+  r('DELETE', '/reminders/{reminder_id}', 'reminders.remove'),
 ];
 
 /**

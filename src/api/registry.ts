@@ -6,6 +6,7 @@ import { operations as userDefaults } from './user-defaults/index.js';
 import { operations as userStatus } from './user-status/index.js';
 import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
+import { operations as drafts } from './drafts/index.js';
 import { operations as emoji } from './emoji/index.js';
 import { operations as emailGateway } from './email-gateway/index.js';
 import { operations as events } from './events/index.js';
@@ -14,6 +15,9 @@ import { operations as linkifiers } from './linkifiers/index.js';
 import { operations as messages } from './messages/index.js';
 import { operations as presence } from './presence/index.js';
 import { operations as realm } from './realm/index.js';
+import { operations as reminders } from './reminders/index.js';
+import { operations as savedSnippets } from './saved-snippets/index.js';
+import { operations as scheduledMessages } from './scheduled-messages/index.js';
 import { operations as server } from './server/index.js';
 import { operations as settings } from './settings/index.js';
 import { operations as streams } from './streams/index.js';
@@ -29,6 +33,7 @@ import { operations as webhooks } from './webhooks/index.js';
 export const operations: Record<string, Operation<any>> = {
   ...bots,
   ...devices,
+  ...drafts,
   ...emoji,
   ...emailGateway,
   ...events,
@@ -37,6 +42,9 @@ export const operations: Record<string, Operation<any>> = {
   ...messages,
   ...presence,
   ...realm,
+  ...reminders,
+  ...savedSnippets,
+  ...scheduledMessages,
   ...server,
   ...settings,
   ...streams,

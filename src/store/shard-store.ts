@@ -55,6 +55,10 @@ import type { MessageIds } from './message-ids.js';
  *                                                          addresses (api/email-gateway/address.ts)
  *   jobs        [due, key]                               -> JobRecord  store/jobs.ts: durable
  *   jobKeys     key                                      -> due        work run by shard/jobs.ts
+ *   drafts      [realmId, userId, draftId]               -> DraftRecord
+ *   snippets    [realmId, userId, snippetId]             -> SavedSnippetRecord
+ *   scheduled   [realmId, senderId, id]                  -> ScheduledMessageRecord (scheduled
+ *                                                          messages and reminders)
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -102,6 +106,9 @@ export interface ShardStore {
   channelEmails: Database;
   jobs: Database;
   jobKeys: Database;
+  drafts: Database;
+  snippets: Database;
+  scheduled: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -155,6 +162,9 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     channelEmails: db('channelEmails'),
     jobs: db('jobs'),
     jobKeys: db('jobKeys'),
+    drafts: db('drafts'),
+    snippets: db('snippets'),
+    scheduled: db('scheduled'),
   };
 }
 

@@ -426,7 +426,33 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
     case 'update_global_notifications':
       if (event.notification_name in state) state[event.notification_name] = event.setting;
       return;
+    case 'drafts':
+      if (state.drafts) state.drafts = applyById(state.drafts, 'id', event.op === 'add' ? event.drafts : event.draft ? [event.draft] : [], event.draft_id);
+      return;
+    case 'saved_snippets':
+      if (state.saved_snippets) state.saved_snippets = applyById(state.saved_snippets, 'id', event.saved_snippet ? [event.saved_snippet] : [], event.saved_snippet_id);
+      return;
+    case 'scheduled_messages':
+      if (state.scheduled_messages) {
+        const added = event.scheduled_messages ?? (event.scheduled_message ? [event.scheduled_message] : []);
+        state.scheduled_messages = applyById(state.scheduled_messages, 'scheduled_message_id', added, event.scheduled_message_id);
+      }
+      return;
+    case 'reminders':
+      if (state.reminders) state.reminders = applyById(state.reminders, 'reminder_id', event.reminders ?? [], event.reminder_id);
+      return;
   }
+}
+
+/** add (appended) / update (replaced in place) / remove, as clients keep these lists. */
+function applyById(list: any[], key: string, items: any[], removed: number | undefined): any[] {
+  let out = removed === undefined ? list : list.filter((x) => x[key] !== removed);
+  for (const item of items) {
+    const at = out.findIndex((x) => x[key] === item[key]);
+    if (at >= 0) out = out.map((x, i) => (i === at ? item : x));
+    else out = [...out, item];
+  }
+  return out;
 }
 
 /** Sorts the lists whose order carries no meaning, so that two snapshots compare as sets. */
@@ -444,6 +470,11 @@ export function normalized(state: State): State {
     for (const b of [...unread.streams, ...unread.pms, ...unread.huddles]) b.unread_message_ids.sort((x, y) => x - y);
   }
   copy.starred_messages?.sort((a: number, b: number) => a - b);
+  // Lists a client keeps in its own order (drafts by edit time, newest first; the others by id or time).
+  copy.drafts?.sort(byId('id'));
+  copy.saved_snippets?.sort(byId('id'));
+  copy.scheduled_messages?.sort((a: any, b: any) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp || a.scheduled_message_id - b.scheduled_message_id);
+  copy.reminders?.sort((a: any, b: any) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp || a.reminder_id - b.reminder_id);
   copy.realm_user_groups?.sort(byId('id'));
   for (const g of copy.realm_user_groups ?? []) g.members?.sort((a: number, b: number) => a - b);
   delete copy.queue_id;

@@ -1,3 +1,5 @@
+import { reminder } from './openapi-later.js';
+
 /**
  * Response schemas for endpoints the reference serves but its OpenAPI description leaves out
  * (the bot endpoints, bot storage, incoming webhooks), written from the reference's views
@@ -75,4 +77,9 @@ export const UNDOCUMENTED: { method: string; path: string; schema: Record<string
   { method: 'PUT', path: '/bot_storage', schema: obj({}) },
   { method: 'DELETE', path: '/bot_storage', schema: obj({}) },
   { method: 'POST', path: '/external/{integration}', schema: obj({}) },
+  // Message reminders, feature levels 381 and 399: newer than the 10.2 description (the reminder's
+  // shape is in helpers/openapi-later.ts, with the reminders events and /register key).
+  { method: 'POST', path: '/reminders', schema: obj({ reminder_id: { type: 'integer' } }) },
+  { method: 'GET', path: '/reminders', schema: obj({ reminders: { type: 'array', items: reminder } }) },
+  { method: 'DELETE', path: '/reminders/{reminder_id}', schema: obj({}) },
 ];

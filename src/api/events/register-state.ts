@@ -15,6 +15,9 @@ import { mutedUsersSection } from '../muting/index.js';
 import { customProfileFieldsSection } from '../profile-fields/views.js';
 import { realmUserSettingsDefaults } from '../user-defaults/defaults.js';
 import { userStatusSection } from '../user-status/views.js';
+import { draftView, listDrafts, MAX_DRAFTS_IN_REGISTER } from '../drafts/actions.js';
+import { listSnippets, snippetView } from '../saved-snippets/actions.js';
+import { pendingScheduled, reminderView, scheduledView } from '../scheduled-messages/actions.js';
 import { realmEmojiViews } from '../emoji/views.js';
 import { realmEmbeddedBots } from '../bots/embedded.js';
 import { realmIncomingWebhookBots } from '../webhooks/registry.js';
@@ -23,7 +26,7 @@ import { realmIncomingWebhookBots } from '../webhooks/registry.js';
  * The initial state of POST /register, section by section. Each section is sent when the client
  * asks for the event type(s) that keep it up to date, as the reference's fetch_initial_state_data
  * maps them; with neither fetch_event_types nor event_types, every section is sent. Sections
- * with nothing behind them yet (emoji, drafts, ...) come in their empty shape.
+ * with nothing behind them yet (topic muting, ...) come in their empty shape.
  *
  * Everything here runs synchronously, in the same step of the shard's thread as the queue's
  * creation (events/index.ts): an event is either already reflected here or will be in the queue.
@@ -48,8 +51,10 @@ const sections: Section[] = [
   { when: on('custom_profile_fields'), build: (ctx) => customProfileFieldsSection(ctx.realm) },
   { when: on('onboarding_steps'), build: () => ({ onboarding_steps: [], navigation_tour_video_url: null }) },
   { when: on('message'), build: (ctx) => ({ max_message_id: maxMessageId(ctx.shard, ctx.realm, me(ctx).id) }) },
-  { when: on('drafts'), build: () => ({ drafts: [] }) },
-  { when: on('scheduled_messages'), build: () => ({ scheduled_messages: [] }) },
+  { when: on('drafts'), build: (ctx) => ({ drafts: listDrafts(ctx.shard, ctx.realm, me(ctx).id, 'desc', MAX_DRAFTS_IN_REGISTER).map(draftView) }) },
+  { when: on('scheduled_messages'), build: (ctx) => ({ scheduled_messages: pendingScheduled(ctx.shard, ctx.realm, me(ctx).id, 'send_later').map(scheduledView) }) },
+  // Feature level 399, after this server's 372: clients that know reminders ask for them.
+  { when: on('reminders'), build: (ctx) => ({ reminders: pendingScheduled(ctx.shard, ctx.realm, me(ctx).id, 'remind').map(reminderView) }) },
   // The legacy list is left out for clients that ask for its replacement, user_topic.
   { when: (want) => want('muted_topics') && (want.all || !want('user_topic')), build: () => ({ muted_topics: [] }) },
   { when: on('muted_users'), build: (ctx) => ({ muted_users: mutedUsersSection(ctx.realm, me(ctx)) }) },
@@ -60,7 +65,7 @@ const sections: Section[] = [
       return { presences, server_timestamp: Date.now() / 1000, presence_last_update_id: lastUpdateId };
     },
   },
-  { when: on('saved_snippets'), build: () => ({ saved_snippets: [] }) },
+  { when: on('saved_snippets'), build: (ctx) => ({ saved_snippets: listSnippets(ctx.shard, ctx.realm, me(ctx).id).map(snippetView) }) },
   { when: on('realm'), build: (ctx) => realmSection(ctx.shard, ctx.realm, { longpollTimeoutSecs: ctx.shard.config.heartbeatSeconds + 40 }) },
   { when: on('realm_user_settings_defaults'), build: (ctx) => ({ realm_user_settings_defaults: realmUserSettingsDefaults(ctx.realm.realm) }) },
   { when: on('realm_domains'), build: () => ({ realm_domains: [] }) },

@@ -12,6 +12,7 @@ import { attemptKey, limiterOf } from '../server/fetch-api-key.js';
 import { checkFullName, saveUser } from '../users/actions.js';
 import { usersWhoCanAccess } from '../../model/user-access.js';
 import { preferenceProperties } from './params.js';
+import { deleteAllDrafts } from '../drafts/actions.js';
 
 /**
  * PATCH /settings, the check and the do halves. The reference applies a request's parts one by
@@ -171,6 +172,7 @@ export async function doUpdateSettings(shard: Shard, realm: RealmState, user: Us
     for (const { event, userIds } of settingEvents(shard, realm, user, name, value)) batch.emit(realm.id, event, userIds);
   }
   user.settings = settings;
+  if (plan.settings.get('enable_drafts_synchronization') === false) deleteAllDrafts(shard, batch, realm, user);
   saveUser(shard, batch, realm, user);
   await batch.commit();
   // Presence lives in memory only (presence/state.ts), so it follows the committed setting.

@@ -4,7 +4,7 @@
  * tools/setup/emoji/emoji_names.py, Apache-2.0) into src/markdown/tables/emoji-names.json, the one
  * emoji name table this server uses.
  *
- *   node tools/emoji-names-to-json.mjs <path to emoji_names.py> <commit it came from>
+ *   node src/markdown/tables/emoji-names-to-json.mjs <path to emoji_names.py> <commit it came from>
  *
  * The Python file is a single dict literal, `code -> {"canonical_name", "aliases"}`. It is read
  * with a small parser for the literals it uses (double-quoted strings, dicts, lists), not with a
@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 
 const [input, commit] = process.argv.slice(2);
 if (!input || !/^[0-9a-f]{40}$/.test(commit ?? '')) {
-  console.error('usage: node tools/emoji-names-to-json.mjs <emoji_names.py> <40-hex commit>');
+  console.error('usage: node src/markdown/tables/emoji-names-to-json.mjs <emoji_names.py> <40-hex commit>');
   process.exit(2);
 }
 const text = readFileSync(input, 'utf8');
@@ -81,7 +81,7 @@ for (const [code, info] of maps) {
   entries.push([code, canonical, aliases]);
 }
 
-const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'markdown', 'tables', 'emoji-names.json');
+const out = join(dirname(fileURLToPath(import.meta.url)), 'emoji-names.json');
 const lines = entries.map((e) => '    ' + JSON.stringify(e));
 const json =
   '{\n' +
