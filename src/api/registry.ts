@@ -1,4 +1,9 @@
 import type { Operation } from './operation.js';
+import { operations as alertWords } from './alert-words/index.js';
+import { operations as muting } from './muting/index.js';
+import { operations as profileFields } from './profile-fields/index.js';
+import { operations as userDefaults } from './user-defaults/index.js';
+import { operations as userStatus } from './user-status/index.js';
 import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
 import { operations as drafts } from './drafts/index.js';
@@ -48,6 +53,11 @@ export const operations: Record<string, Operation<any>> = {
   ...typing,
   ...uploads,
   ...users,
+  ...alertWords,
+  ...muting,
+  ...profileFields,
+  ...userDefaults,
+  ...userStatus,
   ...userGroups,
   ...webhooks,
 };

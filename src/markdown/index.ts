@@ -38,10 +38,12 @@ export function renderMarkdown(content: string, ctx: RenderContext): RenderResul
   };
   const env: BlockEnv = { state, stash: [], links: [], hasImage: false, listStarts: new Map() };
   let html = '';
+  let alertedUserIds: number[] = [];
   if (content.trim() !== '') {
     try {
       let lines = separateHangingLists(normalize(content));
       lines = continueQuotes(processFences(lines, env.stash, ctx.defaultCodeBlockLanguage));
+      if (ctx.alertWords) alertedUserIds = [...ctx.alertWords(lines.join('\n'))];
       const lists = normalizeListIndent(lines);
       env.listStarts = lists.listStarts;
       html = markdownEngine().render(lists.lines.join('\n'), env).replace(/\n+$/, '');
@@ -66,6 +68,7 @@ export function renderMarkdown(content: string, ctx: RenderContext): RenderResul
     hasAttachment: attachmentPathIds.length > 0,
     attachmentPathIds,
     isMeMessage: content.startsWith('/me '),
+    alertedUserIds,
   };
 }
 

@@ -32,6 +32,11 @@ export interface RenderContext {
   defaultCodeBlockLanguage?: string;
   /** the realm's realm_empty_topic_display_name, shown for links to the empty topic */
   emptyTopicDisplayName?: string;
+  /**
+   * Who has an alert word in the text, as the reference finds them: in the content after the
+   * fenced code and math blocks are set aside (RenderResult.alertedUserIds)
+   */
+  alertWords?: (text: string) => Iterable<number>;
 }
 
 export interface RenderResult {
@@ -47,6 +52,8 @@ export interface RenderResult {
   /** path ids of the realm uploads the message links to (candidates for attachment claims) */
   attachmentPathIds: string[];
   isMeMessage: boolean;
+  /** users with an alert word in the message (empty unless the context asked, see alertWords) */
+  alertedUserIds: number[];
 }
 
 /** What one render collects while it runs. */

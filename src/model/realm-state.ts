@@ -1,6 +1,7 @@
 /** [first message id received, last message id received or null while subscribed]. */
 export type SubInterval = [number, number | null];
 
+import { PeopleState } from './people.js';
 import type { GroupRecord, RealmEmojiRecord, RealmRecord, StreamRecord, SubscriptionRecord, UserRecord } from './types.js';
 
 /**
@@ -37,6 +38,8 @@ export class RealmState {
    * while subscribed). A channel message was received by a user iff its id lies in one.
    */
   readonly subHistory = new Map<number, Map<number, SubInterval[]>>();
+  /** Custom profile fields, statuses, mutes and alert words (model/people.ts). */
+  readonly people = new PeopleState();
 
   /** Custom emoji by id, deactivated ones included (api/emoji/). */
   readonly realmEmoji = new Map<number, RealmEmojiRecord>();

@@ -22,6 +22,11 @@ export interface RealmRecord {
   settings: Record<string, unknown>;
   /** Realm linkifiers in the order they apply (api/linkifiers/); absent until the first is added. */
   linkifiers?: { id: number; pattern: string; urlTemplate: string }[];
+  /**
+   * The realm's defaults for new users (PATCH /realm/user_settings_defaults), by setting name:
+   * only those that differ from the server's (api/user-defaults/); absent until one is changed.
+   */
+  userSettingsDefaults?: Record<string, unknown>;
 }
 
 /**
@@ -69,6 +74,11 @@ export interface UserRecord {
   passwordHash: string | null;
   /** Personal settings that differ from the realm's defaults for new users. */
   settings: Record<string, unknown>;
+  /**
+   * Custom profile field values by field id (api/profile-fields/): the value as the API shows it
+   * (text; a user list as JSON text) and, for the text types, its rendered HTML.
+   */
+  profileData?: Record<string, { value: string; rendered?: string }>;
   /** A bot's own settings (api/bots/); absent for humans and system bots. */
   bot?: BotProfile;
 }
@@ -169,4 +179,32 @@ export interface DeviceRecord {
   dateCreated: number;
   /** Seconds; bumped when the device registers the same token again. */
   lastUpdated: number;
+}
+
+/** A realm's custom profile field (api/profile-fields/), stored under [realmId, fieldId]. */
+export interface ProfileFieldRecord {
+  id: number;
+  name: string;
+  hint: string;
+  /** The reference's numbering: 1 short text, 2 long text, 3 list of options, 4 date, 5 link, 6 users, 7 external account, 8 pronouns. */
+  type: number;
+  /** JSON text: a list of options' choices, an external account's subtype (and URL pattern); '' for the other types. */
+  fieldData: string;
+  order: number;
+  displayInProfileSummary: boolean;
+  required: boolean;
+  editableByUser: boolean;
+}
+
+/**
+ * A user's status (api/user-status/), stored under [realmId, userId] from the first time it is
+ * set; cleared fields are empty strings, as the reference keeps its row.
+ */
+export interface UserStatusRecord {
+  statusText: string;
+  emojiName: string;
+  emojiCode: string;
+  reactionType: string;
+  /** Seconds. */
+  timestamp: number;
 }

@@ -3,7 +3,7 @@ import { normalizeSystemGroupSettings } from '../model/groups.js';
 import { RealmState, type SubInterval } from '../model/realm-state.js';
 import { MessageIds } from '../store/message-ids.js';
 import { firstMessageIn } from '../store/messages.js';
-import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type RealmEmojiRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord } from '../model/types.js';
+import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type ProfileFieldRecord, type RealmEmojiRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord, type UserStatusRecord } from '../model/types.js';
 import type { Database } from 'lmdb';
 import { openShardStore, PendingWrites, shardPath, WriteBatch, type Key, type ShardStore, type StoreView } from '../store/shard-store.js';
 import { EventBus } from './events.js';
@@ -113,7 +113,23 @@ export class Shard implements StoreView {
       realmOf(key).setIntervals(userId, streamId, value as SubInterval[]);
     }
     for (const { key, value } of store.emoji.getRange({})) realmOf(key).realmEmoji.set((key as number[])[1], value as RealmEmojiRecord);
+    this.readPeople(realmOf);
     return realms;
+  }
+
+  /** Custom profile fields, statuses, mutes and alert words (model/people.ts). */
+  private readPeople(realmOf: (key: unknown) => RealmState): void {
+    const { store } = this;
+    for (const { key, value } of store.profileFields.getRange({})) {
+      const field = value as ProfileFieldRecord;
+      realmOf(key).people.profileFields.set(field.id, field);
+    }
+    for (const { key, value } of store.userStatus.getRange({})) realmOf(key).people.statuses.set((key as number[])[1], value as UserStatusRecord);
+    for (const { key, value } of store.mutedUsers.getRange({})) {
+      const [, userId, mutedId] = key as number[];
+      realmOf(key).people.setMute(userId, mutedId, value as number);
+    }
+    for (const { key, value } of store.alertWords.getRange({})) realmOf(key).people.setAlertWords((key as number[])[1], value as string[]);
   }
 
   /** Run after the in-memory model was reloaded from the store (the event queues resync here). */

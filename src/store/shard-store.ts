@@ -15,6 +15,10 @@ import type { MessageIds } from './message-ids.js';
  *   formerSubs [realmId, userId, streamId]     -> SubscriptionRecord of a channel the user left
  *   groups    [realmId, groupId]               -> GroupRecord
  *   devices   [realmId, userId, kind, token]   -> DeviceRecord
+ *   profileFields [realmId, fieldId]           -> ProfileFieldRecord (custom profile fields)
+ *   userStatus [realmId, userId]               -> UserStatusRecord
+ *   mutedUsers [realmId, userId, mutedUserId]  -> seconds when muted
+ *   alertWords [realmId, userId]               -> the user's alert words (string[])
  *   invites   [realmId, inviteId]              -> InviteRecord (email invitations and reusable
  *                                                 links; used and revoked ones stay)
  *   inviteKeys [realmId, key]                  -> inviteId: the secret of a /join/<key>/ link
@@ -90,6 +94,10 @@ export interface ShardStore {
   queues: Database;
   eventLog: Database;
   formerSubs: Database;
+  profileFields: Database;
+  userStatus: Database;
+  mutedUsers: Database;
+  alertWords: Database;
   emoji: Database;
   emojiImages: Database;
   invites: Database;
@@ -145,6 +153,10 @@ export function openShardStore(dataDir: string, shard: number, readOnly = false)
     queues: db('queues'),
     eventLog: db('eventLog'),
     formerSubs: db('formerSubs'),
+    profileFields: db('profileFields'),
+    userStatus: db('userStatus'),
+    mutedUsers: db('mutedUsers'),
+    alertWords: db('alertWords'),
     emoji: db('emoji'),
     // Raw bytes: an image gains nothing from msgpack.
     emojiImages: env.openDB({ name: 'emojiImages', encoding: 'binary' }),

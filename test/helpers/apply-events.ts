@@ -278,8 +278,13 @@ function applyRealmUser(state: State, me: number, event: Event, opts: ApplyOptio
     const { user_id, ...change } = event.person;
     const person = state.realm_users.find((u: any) => u.user_id === user_id) ?? state.realm_non_active_users?.find((u: any) => u.user_id === user_id);
     if (!person) return;
-    const { is_active: active, ...rest } = change;
+    const { is_active: active, custom_profile_field: field, ...rest } = change;
     Object.assign(person, rest);
+    // A custom profile field's new value, or null when it was removed (the reference's apply_event).
+    if (field && person.profile_data) {
+      if (field.value === null) delete person.profile_data[String(field.id)];
+      else person.profile_data[String(field.id)] = 'rendered_value' in field ? { value: field.value, rendered_value: field.rendered_value } : { value: field.value };
+    }
     // The role event carries the role only; clients derive the flags from it.
     if (rest.role !== undefined) Object.assign(person, { is_owner: rest.role === 100, is_admin: rest.role <= 200, is_guest: rest.role === 600 });
     if (active !== undefined) {
@@ -289,6 +294,8 @@ function applyRealmUser(state: State, me: number, event: Event, opts: ApplyOptio
       // "Clients must remove deactivated users from their group records", and from subscriber
       // lists (at this feature level no peer_remove says so).
       if (!active) {
+        // /register lists active users' statuses only.
+        if (state.user_status) delete state.user_status[String(user_id)];
         for (const g of state.realm_user_groups ?? []) g.members = g.members.filter((id: number) => id !== user_id);
         dropFromAnonymousSettings(state, user_id);
         for (const key of ['subscriptions', 'unsubscribed', 'never_subscribed']) {
@@ -302,6 +309,27 @@ function applyRealmUser(state: State, me: number, event: Event, opts: ApplyOptio
     drop(event.person.user_id);
     if (!opts.userListIncomplete) state.realm_users.push(unknownUser(state, event.person.user_id));
   }
+}
+
+/** A user_status event, as the reference's apply_event takes it: what is empty is dropped. */
+function applyUserStatus(statuses: Record<string, Record<string, unknown>>, event: Event): void {
+  const key = String(event.user_id);
+  const status = (statuses[key] ??= {});
+  if (event.away !== undefined) {
+    if (event.away) status.away = true;
+    else delete status.away;
+  }
+  if (event.status_text !== undefined) {
+    if (event.status_text === '') delete status.status_text;
+    else status.status_text = event.status_text;
+  }
+  if (event.emoji_name !== undefined) {
+    for (const name of ['emoji_name', 'emoji_code', 'reaction_type']) {
+      if (event.emoji_name === '') delete status[name];
+      else status[name] = event[name];
+    }
+  }
+  if (Object.keys(status).length === 0) delete statuses[key];
 }
 
 /** realm_bot: the bots this user administers, as the reference's web app keeps them. */
@@ -354,6 +382,27 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
       return applyUserGroup(state, event);
     case 'realm_linkifiers':
       state.realm_linkifiers = event.realm_linkifiers;
+      return;
+    case 'user_status':
+      if (state.user_status) applyUserStatus(state.user_status, event);
+      return;
+    case 'custom_profile_fields': {
+      // The fields, and no value of a field that is gone (the reference sends nothing else).
+      state.custom_profile_fields = event.fields;
+      const ids = new Set(event.fields.map((f: { id: number }) => String(f.id)));
+      for (const person of [...(state.realm_users ?? []), ...(state.realm_non_active_users ?? [])]) {
+        for (const id of Object.keys(person.profile_data ?? {})) if (!ids.has(id)) delete person.profile_data[id];
+      }
+      return;
+    }
+    case 'realm_user_settings_defaults':
+      if (event.op === 'update' && state.realm_user_settings_defaults) state.realm_user_settings_defaults[event.property] = event.value;
+      return;
+    case 'alert_words':
+      if ('alert_words' in state) state.alert_words = event.alert_words;
+      return;
+    case 'muted_users':
+      if ('muted_users' in state) state.muted_users = event.muted_users;
       return;
     case 'realm_emoji':
       if (event.op === 'update') state.realm_emoji = event.realm_emoji;

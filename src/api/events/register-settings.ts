@@ -2,11 +2,11 @@ import type { UserRecord } from '../../model/types.js';
 
 /**
  * Personal settings: the reference's defaults for a new user (Zulip 10.2 UserBaseSettings), the
- * /register `user_settings` object, `realm_user_settings_defaults`, and the legacy flat keys that
+ * /register `user_settings` object, and the legacy flat keys that
  * clients without the user_settings_object capability read instead.
  *
- * A user's stored `settings` hold only what differs from these defaults. Realms cannot change
- * their defaults for new users yet, so the realm's defaults are the server's.
+ * A user's stored `settings` hold only what differs from these defaults. A realm's own defaults
+ * for new users (`realm_user_settings_defaults`) are in api/user-defaults/.
  */
 export const USER_SETTING_DEFAULTS: Record<string, unknown> = {
   twenty_four_hour_time: false,
@@ -141,9 +141,4 @@ export function legacyNotificationSettings(user: UserRecord): Record<string, unk
   for (const name of LEGACY_NOTIFICATIONS) out[name] = userSetting(user, name);
   out.available_notification_sounds = NOTIFICATION_SOUNDS;
   return out;
-}
-
-/** `realm_user_settings_defaults`: what a new user of the realm starts with. */
-export function realmUserSettingsDefaults(): Record<string, unknown> {
-  return { ...USER_SETTING_DEFAULTS, available_notification_sounds: NOTIFICATION_SOUNDS, emojiset_choices: EMOJISET_CHOICES };
 }

@@ -7,9 +7,14 @@ import { defaultStreamIds, streamSection, subscriptionSection } from './register
 import { maxMessageId } from '../../store/messages.js';
 import { recentPrivateConversations, starredMessages, unreadMsgs } from './register-messages.js';
 import { realmBots, realmUserGroups, realmUserSection } from './register-people.js';
-import { CUSTOM_PROFILE_FIELD_TYPES, realmSection } from './register-realm.js';
-import { legacyDisplaySettings, legacyNotificationSettings, realmUserSettingsDefaults, userSettingsObject } from './register-settings.js';
+import { realmSection } from './register-realm.js';
+import { legacyDisplaySettings, legacyNotificationSettings, userSettingsObject } from './register-settings.js';
 import { linkifiersView } from '../linkifiers/views.js';
+import { alertWordsSection } from '../alert-words/index.js';
+import { mutedUsersSection } from '../muting/index.js';
+import { customProfileFieldsSection } from '../profile-fields/views.js';
+import { realmUserSettingsDefaults } from '../user-defaults/defaults.js';
+import { userStatusSection } from '../user-status/views.js';
 import { draftView, listDrafts, MAX_DRAFTS_IN_REGISTER } from '../drafts/actions.js';
 import { listSnippets, snippetView } from '../saved-snippets/actions.js';
 import { pendingScheduled, reminderView, scheduledView } from '../scheduled-messages/actions.js';
@@ -21,7 +26,7 @@ import { realmIncomingWebhookBots } from '../webhooks/registry.js';
  * The initial state of POST /register, section by section. Each section is sent when the client
  * asks for the event type(s) that keep it up to date, as the reference's fetch_initial_state_data
  * maps them; with neither fetch_event_types nor event_types, every section is sent. Sections
- * with nothing behind them yet (emoji, user status, ...) come in their empty shape.
+ * with nothing behind them yet (topic muting, ...) come in their empty shape.
  *
  * Everything here runs synchronously, in the same step of the shard's thread as the queue's
  * creation (events/index.ts): an event is either already reflected here or will be in the queue.
@@ -42,8 +47,8 @@ interface Section {
 const on = (type: string) => (want: Want) => want(type);
 
 const sections: Section[] = [
-  { when: on('alert_words'), build: () => ({ alert_words: [] }) },
-  { when: on('custom_profile_fields'), build: () => ({ custom_profile_fields: [], custom_profile_field_types: CUSTOM_PROFILE_FIELD_TYPES }) },
+  { when: on('alert_words'), build: (ctx) => ({ alert_words: alertWordsSection(ctx.realm, me(ctx)) }) },
+  { when: on('custom_profile_fields'), build: (ctx) => customProfileFieldsSection(ctx.realm) },
   { when: on('onboarding_steps'), build: () => ({ onboarding_steps: [], navigation_tour_video_url: null }) },
   { when: on('message'), build: (ctx) => ({ max_message_id: maxMessageId(ctx.shard, ctx.realm, me(ctx).id) }) },
   { when: on('drafts'), build: (ctx) => ({ drafts: listDrafts(ctx.shard, ctx.realm, me(ctx).id, 'desc', MAX_DRAFTS_IN_REGISTER).map(draftView) }) },
@@ -52,7 +57,7 @@ const sections: Section[] = [
   { when: on('reminders'), build: (ctx) => ({ reminders: pendingScheduled(ctx.shard, ctx.realm, me(ctx).id, 'remind').map(reminderView) }) },
   // The legacy list is left out for clients that ask for its replacement, user_topic.
   { when: (want) => want('muted_topics') && (want.all || !want('user_topic')), build: () => ({ muted_topics: [] }) },
-  { when: on('muted_users'), build: () => ({ muted_users: [] }) },
+  { when: on('muted_users'), build: (ctx) => ({ muted_users: mutedUsersSection(ctx.realm, me(ctx)) }) },
   {
     when: on('presence'),
     build: (ctx) => {
@@ -62,7 +67,7 @@ const sections: Section[] = [
   },
   { when: on('saved_snippets'), build: (ctx) => ({ saved_snippets: listSnippets(ctx.shard, ctx.realm, me(ctx).id).map(snippetView) }) },
   { when: on('realm'), build: (ctx) => realmSection(ctx.shard, ctx.realm, { longpollTimeoutSecs: ctx.shard.config.heartbeatSeconds + 40 }) },
-  { when: on('realm_user_settings_defaults'), build: () => ({ realm_user_settings_defaults: realmUserSettingsDefaults() }) },
+  { when: on('realm_user_settings_defaults'), build: (ctx) => ({ realm_user_settings_defaults: realmUserSettingsDefaults(ctx.realm.realm) }) },
   { when: on('realm_domains'), build: () => ({ realm_domains: [] }) },
   { when: on('realm_emoji'), build: (ctx) => ({ realm_emoji: realmEmojiViews(ctx.realm) }) },
   // Clients without linkifier_url_template cannot read templates: the reference sends them none.
@@ -95,7 +100,7 @@ const sections: Section[] = [
   { when: (want, caps) => want('update_display_settings') && !caps.user_settings_object, build: (ctx) => legacyDisplaySettings(me(ctx)) },
   { when: (want, caps) => want('update_global_notifications') && !caps.user_settings_object, build: (ctx) => legacyNotificationSettings(me(ctx)) },
   { when: on('user_settings'), build: (ctx) => ({ user_settings: userSettingsObject(me(ctx)) }) },
-  { when: on('user_status'), build: () => ({ user_status: {} }) },
+  { when: on('user_status'), build: (ctx) => ({ user_status: userStatusSection(ctx.shard, ctx.realm, me(ctx)) }) },
   { when: on('user_topic'), build: () => ({ user_topics: [] }) },
   { when: on('video_calls'), build: () => ({ has_zoom_token: false }) },
   { when: on('giphy'), build: () => ({ giphy_api_key: '' }) },

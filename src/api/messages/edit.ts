@@ -133,7 +133,7 @@ function checkTopicPermission(realm: RealmState, user: UserRecord, msg: MessageR
 /** Renders new content and applies the mention rules of sending (wildcards, groups) to it. */
 function checkNewContent(shard: Shard, realm: RealmState, msg: MessageRecord, stream: StreamRecord | null, content: string): NonNullable<EditPlan['content']> {
   const sender = realm.users.get(msg.senderId)!;
-  const rendered = renderMessage(content, { realm, sender });
+  const rendered = renderMessage(content, { realm, sender, alertWords: true });
   if (stream) {
     const audience = new Set([...activeSubscriberIds(realm, stream.id), sender.id]).size - 1;
     const participants = rendered.wildcards.topic ? topicParticipants(shard, realm, stream.id, msg.topic) : new Set<number>();

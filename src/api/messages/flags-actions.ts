@@ -34,7 +34,7 @@ export function checkFlagUpdate(flag: string, op: string): { flag: EditableFlag;
 const readEvent = (messages: number[], all: boolean) => ({ type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages, all });
 
 /** After messages were read: move the read mark past the read run above it, dropping flips. */
-function settleReadMark(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number): void {
+export function settleReadMark(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number): void {
   advanceReadMark(shard, batch, realm, userId, receivedIds(shard, realm, userId, { min: readMark(realm, userId) + 1 }));
 }
 

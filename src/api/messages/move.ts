@@ -71,11 +71,17 @@ function applyContent(shard: Shard, realm: RealmState, out: Outbox, before: Mess
   const receivers = receivedUserIds(realm, after);
   const broad = [before, after].some((m) => m.mentions.stream || m.mentions.topic || m.mentions.groups.length > 0);
   const candidates = broad ? receivers : new Set([...before.mentions.users, ...after.mentions.users].filter((id) => receivers.has(id)));
+  // Alert words are matched anew, as the reference's update_user_message_flags does: the users
+  // matched now, and those whose row has the flag from before.
+  const alerted = new Set(r.alertedUserIds.filter((id) => receivers.has(id)));
+  for (const id of alerted) candidates.add(id);
+  for (const id of rowUserIds(shard, realm, after.id)) if (storedBits(shard, realm, id, after.id) & FLAG.has_alert_word) candidates.add(id);
   const topicUsers = after.kind === 'stream' && after.mentions.topic ? topicParticipants(shard, realm, after.streamId!, after.topic) : new Set<number>();
   const groupMembers = groupMentionedUserIds(realm, after.mentions.groups);
   for (const userId of candidates) {
     const stored = storedBits(shard, realm, userId, after.id);
-    writeBits(shard, out.batch, realm, userId, after.id, stored, (stored & ~MENTION_BITS) | mentionBits(userId, after, topicUsers, groupMembers));
+    const alert = alerted.has(userId) ? FLAG.has_alert_word : 0;
+    writeBits(shard, out.batch, realm, userId, after.id, stored, (stored & ~(MENTION_BITS | FLAG.has_alert_word)) | mentionBits(userId, after, topicUsers, groupMembers) | alert);
   }
 }
 

@@ -25,7 +25,7 @@ const EXTRA_EMOJI = 'zulip';
  * The code and type of an emoji given by name only: the reference's get_emoji_data. An active
  * custom emoji wins over the built-in emoji of the same name, as it does in Markdown.
  */
-function emojiByName(realm: RealmState, name: string): { code: string; type: ReactionType } {
+export function emojiByName(realm: RealmState, name: string): { code: string; type: ReactionType } {
   const custom = activeRealmEmoji(realm, name);
   if (custom) return { code: String(custom.id), type: 'realm_emoji' };
   if (name === EXTRA_EMOJI) return { code: name, type: 'zulip_extra_emoji' };
@@ -40,7 +40,7 @@ function emojiByName(realm: RealmState, name: string): { code: string; type: Rea
  * canonical name or an alias. A custom emoji is named by its id, deactivated ones included, so
  * the error says which of the three is wrong.
  */
-function checkEmoji(realm: RealmState, name: string, code: string, type: string): asserts type is ReactionType {
+export function checkEmoji(realm: RealmState, name: string, code: string, type: string): asserts type is ReactionType {
   if (type === 'realm_emoji') {
     const custom = /^\d+$/.test(code) ? realm.realmEmoji.get(Number(code)) : undefined;
     if (!custom) throw badRequest('Invalid custom emoji.');

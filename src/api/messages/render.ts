@@ -19,9 +19,12 @@ export interface RenderScope {
   realm: RealmState;
   /** Null for text nobody sends (a channel created by the system): only public channels link. */
   sender: UserRecord | null;
+  /** Message content: find who has an alert word in it (RenderResult.alertedUserIds). */
+  alertWords?: boolean;
 }
 
-function contextFor({ realm, sender }: RenderScope): RenderContext {
+function contextFor({ realm, sender, alertWords }: RenderScope): RenderContext {
+  const matcher = alertWords ? realm.people.alertMatcher() : null;
   const mentionable = (u: UserRecord | null | undefined) => (u ? { id: u.id, fullName: u.fullName, isActive: u.isActive } : undefined);
   return {
     userByFullName: (name) => mentionable(realm.userByFullName(name)),
@@ -42,6 +45,7 @@ function contextFor({ realm, sender }: RenderScope): RenderContext {
     realmEmoji: renderRealmEmoji(realm),
     defaultCodeBlockLanguage: String(realmSetting(realm, 'default_code_block_language') ?? ''),
     emptyTopicDisplayName: EMPTY_TOPIC_DISPLAY_NAME,
+    alertWords: matcher && !matcher.empty ? (text) => matcher.match(text) : undefined,
   };
 }
 

@@ -173,13 +173,14 @@ export function checkWildcardMentions(realm: RealmState, sender: UserRecord, ren
 }
 
 /**
- * Sends a message: one message row and its index rows, the sender's read flip and the mention
- * flags of the users mentioned, whatever the channel's size (model/read-state.ts); then the
- * `message` event to every recipient, with each one's flags.
+ * Sends a message: one message row and its index rows, the sender's read flip, the mention and
+ * alert-word flags of the users concerned and the read flips of those who muted the sender,
+ * whatever the channel's size (model/read-state.ts); then the `message` event to every
+ * recipient, with each one's flags.
  */
 export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendSpec): Promise<MessageRecord> {
   const { sender } = spec;
-  const rendered = renderMessage(spec.content, { realm, sender });
+  const rendered = renderMessage(spec.content, { realm, sender, alertWords: true });
   const isStream = spec.stream !== undefined;
   const topic = spec.topic ?? '';
   const participants = isStream ? [] : [...new Set([sender.id, ...spec.recipients!.map((u) => u.id)])].sort((a, b) => a - b);
@@ -239,14 +240,16 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
     batch.put(shard.store.meta, dmGroupKey(realm.id, participants), shard.allocate(batch, 'dmgroup'));
   }
 
-  // Only the users with a mention get a row; everyone else's flags are derived.
+  // Only the users with a mention or an alert word get a row; everyone else's flags are derived.
   const flags = new Map<number, number>();
   // A group mention gives its members the `mentioned` flag, as a mention by name does.
   const mentioned = new Set(rendered.mentionedUserIds);
   for (const id of groupMentionedUserIds(realm, rendered.mentionedGroupIds)) mentioned.add(id);
+  const alerted = new Set(rendered.alertedUserIds);
   for (const userId of recipientIds) {
     let bits = 0;
     if (mentioned.has(userId)) bits |= FLAG.mentioned;
+    if (alerted.has(userId)) bits |= FLAG.has_alert_word;
     if (rendered.wildcards.stream) bits |= FLAG.stream_wildcard_mentioned;
     if (topicWildcardUsers.has(userId) || (rendered.wildcards.topic && !isStream)) bits |= FLAG.topic_wildcard_mentioned;
     if (userId === sender.id) bits &= ~(FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned);
@@ -255,6 +258,9 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
   }
   const readers = new Set(spec.readBy ?? []);
   if (spec.readBySender) readers.add(sender.id);
+  // Those who muted the sender get the message already read, as the reference marks it: a row
+  // for each of them only (model/people.ts keeps who muted whom).
+  for (const userId of realm.people.mutersOf(sender.id) ?? []) readers.add(userId);
   for (const userId of readers) if (recipientIds.has(userId)) setFlag(shard, batch, realm, userId, msg, 'read', true);
 
   // The event carries the stored message; the event-queue layer shapes it per queue (content

@@ -57,7 +57,7 @@ function isTimezone(name: string): boolean {
 }
 
 /** The reference's check_settings_values, and the checks its parameter types make. */
-function checkValues(p: SettingsParams): void {
+export function checkValues(p: SettingsParams): void {
   if (p.timezone !== undefined && !isTimezone(p.timezone as string)) {
     throw new ApiError('Invalid timezone: Not a recognized time zone', { code: 'REQUEST_VARIABLE_INVALID', data: { var_name: 'timezone' } });
   }

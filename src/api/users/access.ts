@@ -2,6 +2,7 @@ import { badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { ROLE, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
+import { canAccessUser } from '../../model/user-access.js';
 
 /**
  * Finding the user a request names, with the reference's errors. Lookups only ever search the
@@ -45,4 +46,30 @@ export function userByIdOrEmail(shard: Shard, realm: RealmState, key: string, in
 /** The reference's can_admin_user: administrators, and a bot's owner for that bot. */
 export function canAdminUser(actor: UserRecord, target: UserRecord): boolean {
   return (target.isBot && target.botOwnerId === actor.id) || actor.role <= ROLE.administrator;
+}
+
+export interface AccessOptions {
+  allowBots?: boolean;
+  allowDeactivated?: boolean;
+  /** Changing the user needs can_admin_user; reading them, only access (restricted guests). */
+  forAdmin: boolean;
+  includeSystemBots?: boolean;
+}
+
+/**
+ * The reference's access_user_by_id: the user, or its errors in its order ("No such user" for
+ * unknown users and, unless allowed, bots; "User is deactivated"; "Insufficient permission").
+ */
+export function accessUserById(shard: Shard, realm: RealmState, actor: UserRecord, id: number, opts: AccessOptions): UserRecord {
+  const target = userById(realm, id, opts.includeSystemBots);
+  if (target.isBot && !opts.allowBots) throw noSuchUser();
+  if (!target.isActive && !opts.allowDeactivated) throw badRequest('User is deactivated');
+  const allowed = opts.forAdmin ? canAdminUser(actor, target) : canAccessUser(shard, realm, actor, target);
+  if (!allowed) throw badRequest('Insufficient permission');
+  return target;
+}
+
+/** The reference's human_users_only. */
+export function notForBots(user: UserRecord): void {
+  if (user.isBot) throw badRequest('This endpoint does not accept bot requests.');
 }

@@ -11,6 +11,7 @@ import { flush, outbox, type Outbox } from '../../shard/outbox.js';
 import { setReadMark } from '../../model/read-state.js';
 import { directGroupsOf } from '../../model/groups.js';
 import type { WriteBatch } from '../../store/shard-store.js';
+import { newUserSettings } from '../user-defaults/defaults.js';
 import { groupEventsForActivation } from '../user_groups/user-activity.js';
 import type { BotProfile } from '../../model/types.js';
 import { sendBotCreated, sendBotUpdate, sendOwnerChange } from '../bots/events.js';
@@ -113,7 +114,8 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
     avatarVersion: 1,
     apiKey: generateApiKey(),
     passwordHash,
-    settings: {},
+    // The realm's defaults for new users; later changes to them leave this user as they are.
+    settings: spec.isSystemBot ? {} : newUserSettings(realm.realm),
   };
   if (spec.isSystemBot) user.isSystemBot = true;
   if (spec.bot && user.isBot && !user.isSystemBot) user.bot = spec.bot;

@@ -1,4 +1,4 @@
-import { badRequest, insufficientPermission } from '../../lib/errors.js';
+import { ApiError, badRequest, insufficientPermission } from '../../lib/errors.js';
 import { BOT_TYPE, ROLE } from '../../model/types.js';
 import { checkBotNameAvailable, checkCanCreateBot } from '../bots/checks.js';
 import { me, operation } from '../operation.js';
@@ -56,6 +56,29 @@ const deactivate = operation<{ user_id: number }>({
   },
 });
 
+/** The reference's CannotDeactivateLastUserError. */
+const cannotDeactivateLast = (isLastOwner: boolean) => {
+  const entity = isLastOwner ? 'organization owner' : 'user';
+  return new ApiError(`Cannot deactivate the only ${entity}.`, { code: 'CANNOT_DEACTIVATE_LAST_USER', data: { is_last_owner: isLastOwner, entity } });
+};
+
+/**
+ * DELETE /users/me: any user deactivates their own account (and, as for any deactivation, the
+ * bots they own), with the events of DELETE /users/{user_id}. Not the realm's only active user,
+ * nor its only owner. The API key stops working at once.
+ */
+const deactivateOwn = operation({
+  auth: 'user',
+  handler: async (ctx) => {
+    const user = me(ctx);
+    if (ctx.realm.activeUserIds().length === 1) throw cannotDeactivateLast(false);
+    const owners = activeHumanOwners(ctx.realm);
+    if (user.role === ROLE.owner && owners.length === 1 && owners[0].id === user.id) throw cannotDeactivateLast(true);
+    await doDeactivateUser(ctx.shard, ctx.realm, user);
+    return {};
+  },
+});
+
 /** POST /users/{user_id}/reactivate: administrators, or a bot's owner for that bot. */
 const reactivate = operation<{ user_id: number }>({
   auth: 'user',
@@ -77,5 +100,6 @@ const reactivate = operation<{ user_id: number }>({
 export const manageOperations = {
   'users.create': create,
   'users.deactivate': deactivate,
+  'users.deactivateOwn': deactivateOwn,
   'users.reactivate': reactivate,
 };

@@ -12,6 +12,7 @@ import { canAdminUser, userByIdOrEmail } from './access.js';
 import { activeHumanOwners, checkFullName, saveUser } from './actions.js';
 import { AccessWatch } from './access-events.js';
 import { usersWhoCanAccess } from '../../model/user-access.js';
+import { applyProfileChanges, checkProfileData } from '../profile-fields/actions.js';
 
 const ROLES: readonly number[] = [ROLE.owner, ROLE.administrator, ROLE.moderator, ROLE.member, ROLE.guest];
 
@@ -67,7 +68,9 @@ interface UpdateParams {
  * apart): an administrator changes another user's name or role. As in the
  * reference, deactivated users and bots can be edited, only owners grant or remove the owner
  * role, the only owner keeps it, and name_changes_disabled does not apply to administrators.
- * There are no custom profile fields, so any profile_data entry names an unknown field.
+ * profile_data sets custom profile field values, an empty value removing one (profile-fields/).
+ * Everything is checked before anything changes, unlike the reference, which changes the role
+ * before it looks at the profile data.
  */
 const update = operation<UpdateParams>({
   auth: 'user',
@@ -96,11 +99,12 @@ const update = operation<UpdateParams>({
       }
     }
     const fullName = p.full_name !== undefined && p.full_name.trim() !== '' && p.full_name !== target.fullName ? checkFullName(p.full_name) : null;
-    for (const entry of p.profile_data ?? []) throw badRequest(`Field id ${entry.id} not found.`);
+    const profile = p.profile_data ? checkProfileData(realm, actor, p.profile_data, true) : [];
 
-    if (role === null && (fullName === null || fullName === target.fullName)) return {};
+    if (role === null && (fullName === null || fullName === target.fullName) && profile.length === 0) return {};
     const out = outbox(shard);
     if (role !== null) changeRole(shard, realm, out, target, role);
+    applyProfileChanges(shard, realm, out.batch, target, profile, (event, ids) => queueEvent(out, event, ids));
     if (fullName !== null && fullName !== target.fullName) {
       target.fullName = fullName;
       saveUser(shard, out.batch, realm, target);

@@ -29,7 +29,7 @@ const isoCache = new Map<number, string>();
 
 export interface UserViewOptions {
   clientGravatar?: boolean;
-  /** Add `profile_data` (non-bots only, as in the reference). We have no custom fields yet: `{}`. */
+  /** Add `profile_data` (non-bots only, as in the reference): the custom profile field values. */
   includeProfileData?: boolean;
   /**
    * The requester is a spectator (no account): the reference hides the real email and time zone
@@ -64,8 +64,18 @@ export function userView(user: UserRecord, opts: UserViewOptions = {}): Record<s
   };
   if (opts.spectator) delete view.timezone;
   if (user.isBot) view.bot_owner_id = user.botOwnerId;
-  else if (opts.includeProfileData && !opts.spectator) view.profile_data = {};
+  else if (opts.includeProfileData && !opts.spectator) view.profile_data = profileDataView(user);
   return view;
+}
+
+/**
+ * A user's custom profile field values by field id, as the reference's profile_data: the value,
+ * and for the text types its rendering.
+ */
+export function profileDataView(user: UserRecord): Record<string, { value: string; rendered_value?: string }> {
+  const out: Record<string, { value: string; rendered_value?: string }> = {};
+  for (const [id, { value, rendered }] of Object.entries(user.profileData ?? {})) out[id] = rendered === undefined ? { value } : { value, rendered_value: rendered };
+  return out;
 }
 
 /**
@@ -76,7 +86,7 @@ export function ownUserView(user: UserRecord): Record<string, unknown> {
   const view = userView(user, { clientGravatar: false });
   delete view.bot_type;
   delete view.bot_owner_id;
-  if (!user.isBot) view.profile_data = {};
+  if (!user.isBot) view.profile_data = profileDataView(user);
   return view;
 }
 
