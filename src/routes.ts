@@ -9,9 +9,17 @@ export interface Route {
   method: Method;
   path: string;
   op: string;
+  /** A larger request body than `requestLimits.bodyBytes` allows, for the few that need one. */
+  bodyBytes?: number;
 }
 
-const r = (method: Method, path: string, op: string): Route => ({ method, path, op });
+const r = (method: Method, path: string, op: string, bodyBytes?: number): Route => (bodyBytes ? { method, path, op, bodyBytes } : { method, path, op });
+
+/**
+ * Bot storage holds up to 10,000,000 characters per bot (the reference's limit), which one PUT
+ * may fill: the body is that, JSON-quoted and form-encoded, so up to a few times as many bytes.
+ */
+const BOT_STORAGE_BODY_BYTES = 32 * 1024 * 1024;
 
 export const routes: readonly Route[] = [
   r('GET', '/server_settings', 'server.settings'),
@@ -66,7 +74,7 @@ export const routes: readonly Route[] = [
   r('DELETE', '/bots/{bot_id}', 'bots.deactivate'),
   r('POST', '/bots/{bot_id}/api_key/regenerate', 'bots.regenerateApiKey'),
   r('GET', '/bot_storage', 'botStorage.get'),
-  r('PUT', '/bot_storage', 'botStorage.put'),
+  r('PUT', '/bot_storage', 'botStorage.put', BOT_STORAGE_BODY_BYTES),
   r('DELETE', '/bot_storage', 'botStorage.remove'),
 
   // Incoming webhooks: the integration's name is in the path, the bot's API key in the query.

@@ -5,7 +5,7 @@ import Router from '@koa/router';
 import type { ResolvedConfig } from '../config.js';
 import { ApiError, internalErrorBody, notFound, noSuchRealm } from '../lib/errors.js';
 import { log } from '../lib/log.js';
-import { routes } from '../routes.js';
+import { routes, type Route } from '../routes.js';
 import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { Directory, DirectoryEntry } from '../store/directory.js';
@@ -103,6 +103,13 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   });
 
   const parseParams = paramParser(uploadsTmpDir(config.dataDir), { ...config.requestLimits });
+  const largeBodies = new Map<number, ReturnType<typeof paramParser>>();
+  const parserFor = (route: Route) => {
+    if (!route.bodyBytes || route.bodyBytes <= config.requestLimits.bodyBytes) return parseParams;
+    let parser = largeBodies.get(route.bodyBytes);
+    if (!parser) largeBodies.set(route.bodyBytes, (parser = paramParser(uploadsTmpDir(config.dataDir), { ...config.requestLimits, bodyBytes: route.bodyBytes })));
+    return parser;
+  };
   const router = new Router({ prefix: '/api/v1' });
   const methodsAt = methodMatcher(routes);
   for (const route of orderRoutes(routes)) {
@@ -132,10 +139,11 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
       ctx.res.off('close', onClose);
       send(ctx, reply);
     };
+    const parse = parserFor(route);
     router.register(path, [route.method], async (ctx: Context, next: Next) => {
       // A path this route does not take goes on to the next route that matches, or to the 404.
       for (const [name, value] of Object.entries(pathParams(ctx))) if (!acceptsParam(name, value)) return next();
-      await parseParams(ctx, () => handle(ctx));
+      await parse(ctx, () => handle(ctx));
     });
   }
   // Unknown endpoints and wrong methods still answer in JSON.
