@@ -19,6 +19,11 @@ export interface Config {
   fetchApiKeyRateLimit: { failures: number; windowSeconds: number };
   heartbeatSeconds: number;
   queueLifespanSeconds: number;
+  /**
+   * How long POST /streams/{id}/delete_topic keeps deleting batches before answering
+   * `complete: false` (the reference's 50 s); the client repeats the request to go on.
+   */
+  deleteTopicBudgetMs?: number;
 }
 
 /** A config with every default filled in, once the listening port is known. */

@@ -2,6 +2,8 @@
 export type SubInterval = [number, number | null];
 
 import type { GroupRecord, RealmRecord, StreamRecord, SubscriptionRecord, UserRecord } from './types.js';
+import { UserTopics } from './user-topics.js';
+import type { ChannelFolderRecord } from './channel-folders.js';
 
 /**
  * One realm's organization model, held in memory by the shard that owns the realm.
@@ -37,6 +39,11 @@ export class RealmState {
    * while subscribed). A channel message was received by a user iff its id lies in one.
    */
   readonly subHistory = new Map<number, Map<number, SubInterval[]>>();
+
+  /** Each user's topic visibility policies (model/user-topics.ts). */
+  readonly userTopics = new UserTopics();
+  /** The realm's channel folders by id (model/channel-folders.ts). */
+  readonly channelFolders = new Map<number, ChannelFolderRecord>();
 
   /** The realm's URL (Shard.realmUrl), set when the shard loads or creates the realm. */
   url = '';

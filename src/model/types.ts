@@ -22,6 +22,8 @@ export interface RealmRecord {
   settings: Record<string, unknown>;
   /** Realm linkifiers in the order they apply (api/linkifiers/); absent until the first is added. */
   linkifiers?: { id: number; pattern: string; urlTemplate: string }[];
+  /** Code playgrounds by id (api/playgrounds/); absent until the first is added. */
+  playgrounds?: { id: number; name: string; pygmentsLanguage: string; urlTemplate: string }[];
 }
 
 export interface UserRecord {
@@ -79,6 +81,8 @@ export interface StreamRecord {
    * shard derives it at load).
    */
   firstMessageId?: number | null;
+  /** The channel folder it is in (api/channel-folders/); absent or null: none. */
+  folderId?: number | null;
 }
 
 /** One user's subscription to one channel; deleted on unsubscribe. */

@@ -4,6 +4,8 @@ import { MessageIds } from '../store/message-ids.js';
 import { firstMessageIn } from '../store/messages.js';
 import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord } from '../model/types.js';
 import type { Database } from 'lmdb';
+import type { UserTopicRecord } from '../model/user-topics.js';
+import type { ChannelFolderRecord } from '../model/channel-folders.js';
 import { openShardStore, PendingWrites, WriteBatch, type Key, type ShardStore } from '../store/shard-store.js';
 import { EventBus } from './events.js';
 import { TimerWheel } from '../lib/timer-wheel.js';
@@ -75,6 +77,8 @@ export class Shard {
     }
     for (const { key, value } of store.groups.getRange({})) this.realmOf(key).setGroup(value as GroupRecord);
     for (const { key, value } of store.readMarks.getRange({})) this.realmOf(key).readMarks.set((key as number[])[1], value as number);
+    for (const { key, value } of store.userTopics.getRange({})) this.realmOf(key).userTopics.set(value as UserTopicRecord);
+    for (const { key, value } of store.channelFolders.getRange({})) this.realmOf(key).channelFolders.set((key as number[])[1], value as ChannelFolderRecord);
     for (const { key, value } of store.subHistory.getRange({})) {
       const [, userId, streamId] = key as number[];
       this.realmOf(key).setIntervals(userId, streamId, value as SubInterval[]);

@@ -13,6 +13,9 @@ import type { Emitted, EventBus, ShardEvent } from '../shard/events.js';
  *   streams   [realmId, streamId]              -> StreamRecord
  *   subs      [realmId, userId, streamId]      -> SubscriptionRecord
  *   formerSubs [realmId, userId, streamId]     -> SubscriptionRecord of a channel the user left
+ *   userTopics [realmId, userId, streamId, topicKey] -> UserTopicRecord: a topic's visibility
+ *                                                 policy for one user (muted, unmuted, followed)
+ *   channelFolders [realmId, folderId]         -> ChannelFolderRecord
  *   groups    [realmId, groupId]               -> GroupRecord
  *   devices   [realmId, userId, kind, token]   -> DeviceRecord
  *   meta      'seq:<kind>'                     -> last id handed out (user, stream, group;
@@ -72,6 +75,8 @@ export interface ShardStore {
   queues: Database;
   eventLog: Database;
   formerSubs: Database;
+  userTopics: Database;
+  channelFolders: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -111,6 +116,8 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     queues: db('queues'),
     eventLog: db('eventLog'),
     formerSubs: db('formerSubs'),
+    userTopics: db('userTopics'),
+    channelFolders: db('channelFolders'),
   };
 }
 

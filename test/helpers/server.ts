@@ -97,7 +97,9 @@ export async function startTestServer(t: { teardown(fn: () => unknown): void }, 
     if (body) headers['content-length'] = String(body.length);
 
     const res = await new Promise<Response>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port: server.port, method, path: url, headers }, (r) => {
+      // A connection per request: a kept-alive one the server is just closing (its keep-alive
+      // timeout, reached when a loaded machine stalls a test) fails the next request with ECONNRESET.
+      const req = httpRequest({ host: '127.0.0.1', port: server.port, method, path: url, headers, agent: false }, (r) => {
         const chunks: Buffer[] = [];
         r.on('data', (c) => chunks.push(c));
         r.on('end', () => {

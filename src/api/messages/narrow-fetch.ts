@@ -44,7 +44,7 @@ export function collect(shard: Shard, realm: RealmState, plan: NarrowPlan, range
   return out;
 }
 
-/** The oldest unread message of the narrow, skipping muted channels unless it names one. */
+/** The oldest unread message of the narrow, skipping muted topics (and muted channels unless it names one). */
 export function firstUnreadAnchor(shard: Shard, realm: RealmState, user: UserRecord, terms: NarrowTerm[]): number {
   const plan = planNarrow(shard, realm, user, [...terms, { operator: 'is', operand: 'unread', negated: false }], { excludeMuted: true });
   const [first] = collect(shard, realm, plan, { min: 0, max: Number.MAX_SAFE_INTEGER, reverse: false, limit: 1 });

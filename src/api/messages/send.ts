@@ -13,6 +13,8 @@ import { renderMessage, type Rendered } from './render.js';
 import { dmGroupKey, EMPTY_TOPIC_DISPLAY_NAME } from './views.js';
 import { canAccessUser, noteDirectMessage } from '../../model/user-access.js';
 import { AccessWatch } from '../users/access-events.js';
+import { applySendVisibility } from '../user-topics/automatic.js';
+import type { ShardEvent } from '../../shard/events.js';
 
 /** The reference's limits (max_message_length, max_topic_length in /register). */
 export const MAX_MESSAGE_LENGTH = 10000;
@@ -157,6 +159,17 @@ export function checkWildcardMentions(realm: RealmState, sender: UserRecord, ren
  * `message` event to every recipient, with each one's flags.
  */
 export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendSpec): Promise<MessageRecord> {
+  return (await sendMessage(shard, realm, spec)).msg;
+}
+
+export interface SendResult {
+  msg: MessageRecord;
+  /** The sender's topic visibility when a send changed it (api/user-topics/automatic.ts). */
+  automaticNewVisibilityPolicy: number | null;
+}
+
+/** doSendMessage, with what the send response reports beside the id. */
+export async function sendMessage(shard: Shard, realm: RealmState, spec: SendSpec): Promise<SendResult> {
   const { sender } = spec;
   const rendered = renderMessage(spec.content, { realm, sender });
   const isStream = spec.stream !== undefined;
@@ -228,6 +241,10 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
     if (bits) writeBits(shard, batch, realm, userId, msg.id, 0, bits);
     flags.set(userId, bits);
   }
+  // The automatic topic visibility policies: their user_topic events precede the message.
+  const mentionedIds = [...flags].filter(([, bits]) => bits & (FLAG.mentioned | FLAG.group_mentioned)).map(([id]) => id);
+  const sink = { batch, emit: (event: ShardEvent, ids: number[]) => batch.emit(realm.id, event, ids) };
+  const automaticNewVisibilityPolicy = isStream ? applySendVisibility(shard, realm, sink, sender, spec.stream!, topic, msg.id, mentionedIds) : null;
   const readers = new Set(spec.readBy ?? []);
   if (spec.readBySender) readers.add(sender.id);
   for (const userId of readers) if (recipientIds.has(userId)) setFlag(shard, batch, realm, userId, msg, 'read', true);
@@ -239,7 +256,7 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
   notifyAttachments(shard, batch, realm, attachments);
   batch.emit(realm.id, { type: 'message', message: msg, flags: byUser, local_id: spec.localId ?? null, sender_queue_id: spec.queueId ?? null }, recipientIds);
   await batch.commit();
-  return msg;
+  return { msg, automaticNewVisibilityPolicy };
 }
 
 /** The checks of POST /messages that need no state beyond the request. */
