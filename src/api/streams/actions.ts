@@ -48,6 +48,8 @@ export function createStream(shard: Shard, realm: RealmState, out: Outbox, spec:
     messageRetentionDays: spec.messageRetentionDays ?? null,
     groups: { ...defaultChannelGroups(realm, creator), ...spec.groups },
     folderId: spec.folderId ?? null,
+    // No message yet (only stores from before the field derive it at load).
+    firstMessageId: null,
   };
   realm.setStream(stream);
   out.batch.put(shard.store.streams, [realm.id, stream.id], stream);
