@@ -1,4 +1,6 @@
 import { badRequest } from '../../lib/errors.js';
+import type { RealmState } from '../../model/realm-state.js';
+import type { StreamRecord, UserRecord } from '../../model/types.js';
 import { flush, outbox } from '../../shard/outbox.js';
 import { me, operation } from '../operation.js';
 import { hasContentAccess, hasMetadataAccess } from '../streams/access.js';
@@ -12,35 +14,32 @@ import { setDefaultStream } from '../streams/changes.js';
  */
 const params = { properties: { stream_id: { type: 'integer' } }, required: ['stream_id'] };
 
-const add = operation<{ stream_id: number }>({
-  auth: 'user',
-  role: 'administrator',
-  params,
-  handler: async (ctx) => {
-    const { shard, realm } = ctx;
-    const stream = realm.streams.get(ctx.params.stream_id);
-    if (!stream || stream.isArchived || !hasContentAccess(realm, me(ctx), stream)) throw badRequest('Invalid channel ID');
-    if (stream.inviteOnly) throw badRequest('Private channels cannot be made default.');
-    const out = outbox(shard);
-    setDefaultStream(shard, realm, out, stream, true);
-    await flush(shard, realm, out);
-    return {};
-  },
+/** An operation that makes a channel default or not, once `access` has found it acceptable. */
+function setter(isDefault: boolean, access: (realm: RealmState, user: UserRecord, stream: StreamRecord) => void) {
+  return operation<{ stream_id: number }>({
+    auth: 'user',
+    role: 'administrator',
+    params,
+    handler: async (ctx) => {
+      const { shard, realm } = ctx;
+      const stream = realm.streams.get(ctx.params.stream_id);
+      if (!stream || stream.isArchived) throw badRequest('Invalid channel ID');
+      access(realm, me(ctx), stream);
+      const out = outbox(shard);
+      setDefaultStream(shard, realm, out, stream, isDefault);
+      await flush(shard, realm, out);
+      return {};
+    },
+  });
+}
+
+const add = setter(true, (realm, user, stream) => {
+  if (!hasContentAccess(realm, user, stream)) throw badRequest('Invalid channel ID');
+  if (stream.inviteOnly) throw badRequest('Private channels cannot be made default.');
 });
 
-const remove = operation<{ stream_id: number }>({
-  auth: 'user',
-  role: 'administrator',
-  params,
-  handler: async (ctx) => {
-    const { shard, realm } = ctx;
-    const stream = realm.streams.get(ctx.params.stream_id);
-    if (!stream || stream.isArchived || !hasMetadataAccess(realm, me(ctx), stream)) throw badRequest('Invalid channel ID');
-    const out = outbox(shard);
-    setDefaultStream(shard, realm, out, stream, false);
-    await flush(shard, realm, out);
-    return {};
-  },
+const remove = setter(false, (realm, user, stream) => {
+  if (!hasMetadataAccess(realm, user, stream)) throw badRequest('Invalid channel ID');
 });
 
 export const operations = {

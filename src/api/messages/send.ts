@@ -228,6 +228,8 @@ export async function sendMessage(shard: Shard, realm: RealmState, spec: SendSpe
   // Only the users with a mention get a row; everyone else's flags are derived.
   const flags = new Map<number, number>();
   const mentioned = new Set(rendered.mentionedUserIds);
+  // The recipients mentioned by name or through a group: who may follow the topic for it.
+  const mentionedIds: number[] = [];
   for (const userId of recipientIds) {
     let bits = 0;
     if (mentioned.has(userId)) bits |= FLAG.mentioned;
@@ -239,10 +241,10 @@ export async function sendMessage(shard: Shard, realm: RealmState, spec: SendSpe
     }
     if (userId === sender.id) bits &= ~(FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned | FLAG.group_mentioned);
     if (bits) writeBits(shard, batch, realm, userId, msg.id, 0, bits);
+    if (bits & (FLAG.mentioned | FLAG.group_mentioned)) mentionedIds.push(userId);
     flags.set(userId, bits);
   }
   // The automatic topic visibility policies: their user_topic events precede the message.
-  const mentionedIds = [...flags].filter(([, bits]) => bits & (FLAG.mentioned | FLAG.group_mentioned)).map(([id]) => id);
   const sink = { batch, emit: (event: ShardEvent, ids: number[]) => batch.emit(realm.id, event, ids) };
   const automaticNewVisibilityPolicy = isStream ? applySendVisibility(shard, realm, sink, sender, spec.stream!, topic, msg.id, mentionedIds) : null;
   const readers = new Set(spec.readBy ?? []);

@@ -108,3 +108,19 @@ export function applyInitiationPolicy(shard: Shard, realm: RealmState, sink: Vis
   if (realm.userTopics.policy(sender.id, stream.id, topic) === VISIBILITY.followed) return;
   setTopicVisibility(shard, realm, sink, [sender.id], stream, topic, policy);
 }
+
+/**
+ * Reacting to a channel message is participating in its topic (the reference's do_add_reaction):
+ * a subscriber whose settings follow or unmute on participation gets that policy, unless the
+ * topic is already followed.
+ */
+export function applyParticipationPolicy(shard: Shard, realm: RealmState, sink: VisibilitySink, user: UserRecord, stream: StreamRecord, topic: string): void {
+  if (user.isBot) return;
+  const sub = realm.subscription(user.id, stream.id);
+  if (!sub) return;
+  let policy: VisibilityPolicy | null = null;
+  if (userSetting(user, 'automatically_follow_topics_policy') === ON_PARTICIPATION) policy = VISIBILITY.followed;
+  else if (sub.isMuted && userSetting(user, 'automatically_unmute_topics_in_muted_streams_policy') === ON_PARTICIPATION) policy = VISIBILITY.unmuted;
+  if (policy === null || realm.userTopics.policy(user.id, stream.id, topic) === VISIBILITY.followed) return;
+  setTopicVisibility(shard, realm, sink, [user.id], stream, topic, policy);
+}

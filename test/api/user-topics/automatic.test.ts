@@ -99,6 +99,20 @@ t.test('automatic topic visibility on send', async (t) => {
     t.equal(await policy(hamlet, elsewhere, 'Absent'), 0, 'a mentioned user who does not receive the message is not changed');
   });
 
+  t.test('reacting is participating', async (t) => {
+    const sent = await send(hamlet, 'Reacted');
+    await settings(othello, { automatically_follow_topics_policy: 2, automatically_unmute_topics_in_muted_streams_policy: 4 });
+    await w.as(othello)('POST', `/messages/${sent.id}/reactions`, { params: { emoji_name: 'smile' } });
+    t.equal(await policy(othello, general, 'Reacted'), 0, 'not for who follows only what they send to');
+    await settings(othello, { automatically_follow_topics_policy: 1 });
+    const q = await listen(w.as(othello), { event_types: ['user_topic', 'reaction'] });
+    await w.as(othello)('POST', `/messages/${sent.id}/reactions`, { params: { emoji_name: 'heart' } });
+    t.same((await q.drain(t)).map((e) => e.type), ['user_topic', 'reaction'], 'a reaction follows the topic for who follows on participation');
+    t.equal(await policy(othello, general, 'Reacted'), 3, 'followed');
+    await w.as(othello)('DELETE', `/messages/${sent.id}/reactions`, { params: { emoji_name: 'heart' } });
+    t.equal(await policy(othello, general, 'Reacted'), 3, 'removing a reaction changes nothing');
+  });
+
   t.test('with protected history, only the messages one received count', async (t) => {
     await subscribe(w.as(owner), ['vault'], { invite_only: true, history_public_to_subscribers: false });
     await send(owner, 'Old business', 'before hamlet', 'vault');
