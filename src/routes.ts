@@ -94,6 +94,8 @@ export const routes: readonly Route[] = [
   r('POST', '/messages/{message_id}/reactions', 'messages.addReaction'),
   r('DELETE', '/messages/{message_id}/reactions', 'messages.removeReaction'),
   r('POST', '/messages/render', 'messages.render'),
+  r('POST', '/messages/{message_id}/report', 'messages.report'),
+  r('POST', '/submessage', 'submessages.add'),
   r('POST', '/user_uploads', 'uploads.upload'),
   r('GET', '/user_uploads/{realm_id_str}/{filename*}', 'uploads.file'),
   r('GET', '/attachments', 'attachments.list'),

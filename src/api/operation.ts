@@ -1,6 +1,9 @@
 import type { RealmState } from '../model/realm-state.js';
 import type { UserRecord } from '../model/types.js';
 import type { Shard } from '../shard/shard.js';
+import type { ParamSchema } from '../lib/params.js';
+
+export type { ParamSchema } from '../lib/params.js';
 
 /**
  * An operation is what the shard runs for one route: who may call it, the JSON schema of its
@@ -15,11 +18,6 @@ export type AuthMode =
   /** Credentials used when present; anonymous access allowed where the realm permits it. */
   | 'optional';
 
-/** Parameter schema: JSON Schema properties (ajv), path parameters included. */
-export interface ParamSchema {
-  properties: Record<string, Record<string, unknown>>;
-  required?: string[];
-}
 
 export interface OpContext<P> {
   shard: Shard;
@@ -40,6 +38,18 @@ export interface Operation<P = Record<string, unknown>> {
   /** Runs even while a snapshot holds requests back (Shard.quiesced): POST /register itself. */
   passesGate?: boolean;
   handler(ctx: OpContext<P>): Record<string, unknown> | Promise<Record<string, unknown>>;
+}
+
+/**
+ * The answer, serialised in the shard so the front end only writes bytes. A handler that answers
+ * with something other than JSON (an uploaded file) returns its whole Reply as `__reply`.
+ */
+export interface Reply {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+  /** Sent instead of `body`: a file the front end streams (the shard has checked access). */
+  file?: { path: string; contentType: string };
 }
 
 /** Identity function that gives `params` its type at the definition site. */

@@ -11,6 +11,7 @@ import { operations as realm } from './realm/index.js';
 import { operations as server } from './server/index.js';
 import { operations as settings } from './settings/index.js';
 import { operations as streams } from './streams/index.js';
+import { operations as submessages } from './submessages/index.js';
 import { operations as subscriptions } from './subscriptions/index.js';
 import { operations as typing } from './typing/index.js';
 import { operations as uploads } from './uploads/index.js';
@@ -31,6 +32,7 @@ export const operations: Record<string, Operation<any>> = {
   ...server,
   ...settings,
   ...streams,
+  ...submessages,
   ...subscriptions,
   ...typing,
   ...uploads,

@@ -11,6 +11,7 @@ import type { ShardPool } from '../shard/pool.js';
 import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { uploadsTmpDir } from '../store/uploads.js';
 import { paramParser } from './body.js';
+import { acceptsParam, methodMatcher, orderRoutes } from './route-order.js';
 import { staticFiles } from './static.js';
 
 /**
@@ -40,6 +41,8 @@ function send(ctx: Context, reply: Reply): void {
 function sendError(ctx: Context, err: ApiError): void {
   send(ctx, { status: err.status, body: JSON.stringify(err.body()), headers: err.headers });
 }
+
+const pathParams = (ctx: Context) => (ctx as unknown as { params: Record<string, string> }).params;
 
 export function createFrontEnd(config: ResolvedConfig, directory: Directory, pool: ShardPool): FrontEnd {
   let realms = new Map<string, DirectoryEntry>();
@@ -81,42 +84,46 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
 
   const parseParams = paramParser(uploadsTmpDir(config.dataDir));
   const router = new Router({ prefix: '/api/v1' });
-  for (const route of routes) {
+  const methodsAt = methodMatcher(routes);
+  for (const route of orderRoutes(routes)) {
     // `{name*}` takes the rest of the path (an upload's path id has several segments).
     const path = route.path.replace(/\{(\w+)\*\}/g, '*$1').replace(/\{(\w+)\}/g, ':$1');
-    router.register(path, [route.method], [
-      parseParams,
-      async (ctx: Context) => {
-        const realm = realmFor(ctx.host);
-        const requestId = randomUUID();
-        // A client that hangs up on a parked GET /events must not leave the poll parked.
-        // (The response's 'close' fires when the connection drops before the reply is written;
-        // the request's own 'close' fires as soon as its body has been read.)
-        const onClose = () => {
-          if (!ctx.res.writableEnded) pool.cancel(realm.shard, requestId);
-        };
-        ctx.res.once('close', onClose);
-        const reply = await pool.request(realm.shard, {
-          kind: 'request',
-          op: route.op,
-          realmId: realm.id,
-          authorization: ctx.get('authorization') || undefined,
-          params: ctx.state.params,
-          pathParams: { ...(ctx as unknown as { params: Record<string, string> }).params, ...ctx.state.pathParams },
-          userAgent: ctx.get('user-agent'),
-          remoteAddr: ctx.ip,
-          requestId,
-        });
-        ctx.res.off('close', onClose);
-        send(ctx, reply);
-      },
-    ]);
+    const handle = async (ctx: Context) => {
+      const realm = realmFor(ctx.host);
+      const requestId = randomUUID();
+      // A client that hangs up on a parked GET /events must not leave the poll parked.
+      // (The response's 'close' fires when the connection drops before the reply is written;
+      // the request's own 'close' fires as soon as its body has been read.)
+      const onClose = () => {
+        if (!ctx.res.writableEnded) pool.cancel(realm.shard, requestId);
+      };
+      ctx.res.once('close', onClose);
+      const reply = await pool.request(realm.shard, {
+        kind: 'request',
+        op: route.op,
+        realmId: realm.id,
+        authorization: ctx.get('authorization') || undefined,
+        params: ctx.state.params,
+        pathParams: { ...pathParams(ctx), ...ctx.state.pathParams },
+        userAgent: ctx.get('user-agent'),
+        remoteAddr: ctx.ip,
+        requestId,
+      });
+      ctx.res.off('close', onClose);
+      send(ctx, reply);
+    };
+    router.register(path, [route.method], async (ctx: Context, next: Next) => {
+      // A path this route does not take goes on to the next route that matches, or to the 404.
+      for (const [name, value] of Object.entries(pathParams(ctx))) if (!acceptsParam(name, value)) return next();
+      await parseParams(ctx, () => handle(ctx));
+    });
   }
   // Unknown endpoints and wrong methods still answer in JSON.
   app.use(async (ctx: Context, next: Next) => {
     await next();
     if (ctx.body != null) return;
-    if (ctx.status === 405) sendError(ctx, new ApiError('Method Not Allowed', { status: 405 }));
+    const methods = ctx.path.startsWith('/api/v1/') ? methodsAt(ctx.path.slice('/api/v1'.length)) : [];
+    if (methods.length > 0) sendError(ctx, new ApiError('Method Not Allowed', { status: 405 }));
     else sendError(ctx, notFound());
   });
   // Message links point at /user_uploads/... outside /api/v1, where the reference serves the file
@@ -130,7 +137,6 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     await next();
   });
   app.use(router.routes());
-  app.use(router.allowedMethods());
 
   return { app, refreshRealms, realmFor };
 }

@@ -1,6 +1,11 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { ParamSchema } from '../api/operation.js';
 import { invalidArgument, invalidJson, missingArgument } from './errors.js';
+
+/** Parameter schema: JSON Schema properties (ajv), path parameters included. */
+export interface ParamSchema {
+  properties: Record<string, Record<string, unknown>>;
+  required?: string[];
+}
 
 /**
  * Parameter decoding and validation.

@@ -71,6 +71,10 @@ export class TimerWheel {
     // After a long pause, one pass over every slot fires everything due.
     const from = target - this.lastTick > this.slots.length ? target - this.slots.length : this.lastTick + 1;
     for (let tick = from; tick <= target; tick++) {
+      // Moved before the callbacks run: a timer they schedule for now or earlier goes into the
+      // next tick (this loop's next turn, or the next advance), not into a slot already passed,
+      // which would hold it for a whole revolution.
+      this.lastTick = Math.max(this.lastTick, tick);
       const slot = this.slots[tick % this.slots.length];
       const due = [...slot].filter((e) => e.at <= now).sort((a, b) => a.at - b.at);
       for (const entry of due) {

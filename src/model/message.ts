@@ -1,3 +1,10 @@
+
+/** realm_empty_topic_display_name: what clients without empty-topic support see instead of ''. */
+export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
+
+/** Which messages of a topic an edit moves: the one, it and those after it, or all. */
+export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
+
 /** A stored message. Views in src/api/messages/views.ts give the reference's Message shape. */
 export interface MessageRecord {
   id: number;
@@ -32,6 +39,20 @@ export interface MessageRecord {
    * once the channel changed (model/read-state.ts received(), api/messages/move.ts).
    */
   receivers?: number[];
+  /**
+   * How many submessages (widget state: poll votes, to-do items) the message has; they live in
+   * their own table (store/submessages.ts), and this count changes the record with each one, so
+   * that views cached by record (api/messages/views.ts) are rebuilt. Absent: none.
+   */
+  submessageCount?: number;
+}
+
+/** One submessage: the reference's SubMessage row (its message is the key's first part). */
+export interface SubmessageRecord {
+  id: number;
+  senderId: number;
+  msgType: string;
+  content: string;
 }
 
 export interface ReactionRecord {

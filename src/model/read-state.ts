@@ -1,5 +1,4 @@
-import type { WriteBatch } from '../store/shard-store.js';
-import type { Shard } from '../shard/shard.js';
+import type { StoreView, WriteBatch } from '../store/shard-store.js';
 import { FLAG, INDEXED_FLAGS, READ_FLIP, type FlagName, type MessageRecord } from './message.js';
 import type { RealmState } from './realm-state.js';
 
@@ -28,7 +27,7 @@ export function readMark(realm: RealmState, userId: number): number {
   return realm.readMarks.get(userId) ?? 0;
 }
 
-export function setReadMark(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number, mark: number): void {
+export function setReadMark(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, mark: number): void {
   realm.readMarks.set(userId, mark);
   batch.put(shard.store.readMarks, [realm.id, userId], mark);
 }
@@ -61,7 +60,7 @@ function sortedHas(ids: number[], id: number): boolean {
   return false;
 }
 
-export function storedBits(shard: Shard, realm: RealmState, userId: number, msgId: number): number {
+export function storedBits(shard: StoreView, realm: RealmState, userId: number, msgId: number): number {
   return shard.read<number>(shard.store.uflags, [realm.id, userId, msgId]) ?? 0;
 }
 
@@ -69,7 +68,7 @@ export function storedBits(shard: Shard, realm: RealmState, userId: number, msgI
  * storedBits for many messages at once: one range read over the user's sparse rows between the
  * smallest and largest id, instead of a lookup per message (a page of history has 100).
  */
-export function storedBitsOf(shard: Shard, realm: RealmState, userId: number, msgs: MessageRecord[]): Map<number, number> {
+export function storedBitsOf(shard: StoreView, realm: RealmState, userId: number, msgs: MessageRecord[]): Map<number, number> {
   const out = new Map<number, number>();
   if (msgs.length === 0) return out;
   let min = msgs[0].id;
@@ -89,7 +88,7 @@ export function storedBitsOf(shard: Shard, realm: RealmState, userId: number, ms
 }
 
 /** The bits the API shows, read included, for one user and message. */
-export function flagBits(shard: Shard, realm: RealmState, userId: number, msg: MessageRecord, stored = storedBits(shard, realm, userId, msg.id)): number {
+export function flagBits(shard: StoreView, realm: RealmState, userId: number, msg: MessageRecord, stored = storedBits(shard, realm, userId, msg.id)): number {
   let bits = stored & ~READ_FLIP;
   if (received(realm, userId, msg)) {
     if (msg.id <= readMark(realm, userId) !== ((stored & READ_FLIP) !== 0)) bits |= FLAG.read;
@@ -105,12 +104,12 @@ export function flagNames(bits: number): string[] {
   return out;
 }
 
-export function userFlags(shard: Shard, realm: RealmState, userId: number, msg: MessageRecord, stored?: number): string[] {
+export function userFlags(shard: StoreView, realm: RealmState, userId: number, msg: MessageRecord, stored?: number): string[] {
   return flagNames(flagBits(shard, realm, userId, msg, stored));
 }
 
 /** Replaces a user's stored bits for a message, keeping uflagIdx in step. */
-export function writeBits(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number, msgId: number, before: number, after: number): void {
+export function writeBits(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, msgId: number, before: number, after: number): void {
   if (before === after) return;
   const key = [realm.id, userId, msgId];
   if (after === 0) batch.del(shard.store.uflags, key);
@@ -133,7 +132,7 @@ export function writeBits(shard: Shard, batch: WriteBatch, realm: RealmState, us
  * changed. Messages the user did not receive are read and historical by definition: setting read
  * on them changes nothing, and other flags are stored with `historical` so they show as such.
  */
-export function setFlag(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number, msg: MessageRecord, flag: FlagName, on: boolean): boolean {
+export function setFlag(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, msg: MessageRecord, flag: FlagName, on: boolean): boolean {
   const stored = storedBits(shard, realm, userId, msg.id);
   const isReceived = received(realm, userId, msg);
   let after = stored;
@@ -159,7 +158,7 @@ export function setFlag(shard: Shard, batch: WriteBatch, realm: RealmState, user
  * channel the user has left are not walked: like the reference, clients ignore their unread
  * state, and here moving past them makes them read.
  */
-export function advanceReadMark(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number, receivedAbove: Iterable<number>, limit = 10_000): void {
+export function advanceReadMark(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, receivedAbove: Iterable<number>, limit = 10_000): void {
   let mark = readMark(realm, userId);
   let steps = 0;
   for (const id of receivedAbove) {

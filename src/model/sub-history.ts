@@ -1,5 +1,4 @@
-import type { Shard } from '../shard/shard.js';
-import type { WriteBatch } from '../store/shard-store.js';
+import type { StoreView, WriteBatch } from '../store/shard-store.js';
 import type { RealmState, SubInterval } from './realm-state.js';
 
 /**
@@ -8,18 +7,18 @@ import type { RealmState, SubInterval } from './realm-state.js';
  * user received a channel message iff its id falls in one of their intervals (read-state.ts).
  * An interval opens at the next id to be handed out and closes at the last one handed out.
  */
-function save(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number, streamId: number, intervals: SubInterval[]): void {
+function save(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, streamId: number, intervals: SubInterval[]): void {
   realm.setIntervals(userId, streamId, intervals);
   batch.put(shard.store.subHistory, [realm.id, userId, streamId], intervals);
 }
 
-export function openInterval(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number, streamId: number): void {
+export function openInterval(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, streamId: number): void {
   const intervals = realm.intervals(userId, streamId);
   if (intervals.length > 0 && intervals[intervals.length - 1][1] === null) return;
   save(shard, batch, realm, userId, streamId, [...intervals, [shard.messageIds.current() + 1, null]]);
 }
 
-export function closeInterval(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number, streamId: number): void {
+export function closeInterval(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, streamId: number): void {
   const intervals = realm.intervals(userId, streamId);
   const last = intervals[intervals.length - 1];
   if (!last || last[1] !== null) return;

@@ -1,4 +1,4 @@
-import type { Shard } from '../shard/shard.js';
+import type { StoreView } from '../store/shard-store.js';
 import type { RealmState } from './realm-state.js';
 import { userHasRealmPermission } from './realm-settings.js';
 import { ROLE, type UserRecord } from './types.js';
@@ -39,7 +39,7 @@ export function realmRestrictsGuests(realm: RealmState): boolean {
  */
 const dmPartnerCache = new WeakMap<RealmState, Map<number, Set<number>>>();
 
-export function dmPartners(shard: Shard, realm: RealmState, userId: number): Set<number> {
+export function dmPartners(shard: StoreView, realm: RealmState, userId: number): Set<number> {
   let byUser = dmPartnerCache.get(realm);
   if (!byUser) dmPartnerCache.set(realm, (byUser = new Map()));
   let partners = byUser.get(userId);
@@ -59,7 +59,7 @@ export function dmPartners(shard: Shard, realm: RealmState, userId: number): Set
 }
 
 /** A direct message among `participants` is being sent: guests among them gain its other participants. */
-export function noteDirectMessage(shard: Shard, realm: RealmState, participants: UserRecord[]): void {
+export function noteDirectMessage(shard: StoreView, realm: RealmState, participants: UserRecord[]): void {
   for (const user of participants) {
     if (user.role !== ROLE.guest) continue;
     const partners = dmPartners(shard, realm, user.id);
@@ -68,7 +68,7 @@ export function noteDirectMessage(shard: Shard, realm: RealmState, participants:
 }
 
 /** Whether `viewer` may see who `target` is. */
-export function canAccessUser(shard: Shard, realm: RealmState, viewer: UserRecord, target: UserRecord): boolean {
+export function canAccessUser(shard: StoreView, realm: RealmState, viewer: UserRecord, target: UserRecord): boolean {
   if (viewer.id === target.id || target.isBot || !isRestricted(realm, viewer)) return true;
   for (const streamId of realm.subscriptionsOf(viewer.id).keys()) if (realm.subscription(target.id, streamId)) return true;
   return dmPartners(shard, realm, viewer.id).has(target.id);
@@ -78,7 +78,7 @@ export function canAccessUser(shard: Shard, realm: RealmState, viewer: UserRecor
  * The human users a restricted viewer can access (bots are accessible to all and left out), or
  * null when the viewer can access everyone.
  */
-export function accessibleUserIds(shard: Shard, realm: RealmState, viewer: UserRecord): Set<number> | null {
+export function accessibleUserIds(shard: StoreView, realm: RealmState, viewer: UserRecord): Set<number> | null {
   if (!isRestricted(realm, viewer)) return null;
   const out = new Set<number>([viewer.id]);
   for (const streamId of realm.subscriptionsOf(viewer.id).keys()) for (const id of realm.subscriberIds(streamId)) out.add(id);
@@ -87,7 +87,7 @@ export function accessibleUserIds(shard: Shard, realm: RealmState, viewer: UserR
 }
 
 /** A predicate for lists of users: who `viewer` can access. */
-export function accessFilter(shard: Shard, realm: RealmState, viewer: UserRecord): (user: UserRecord) => boolean {
+export function accessFilter(shard: StoreView, realm: RealmState, viewer: UserRecord): (user: UserRecord) => boolean {
   const ids = accessibleUserIds(shard, realm, viewer);
   return ids === null ? () => true : (user) => user.isBot || ids.has(user.id);
 }
@@ -96,7 +96,7 @@ export function accessFilter(shard: Shard, realm: RealmState, viewer: UserRecord
  * Active users who can access `target`: the audience of realm_user update events about them
  * (the reference's get_user_ids_who_can_access_user).
  */
-export function usersWhoCanAccess(shard: Shard, realm: RealmState, target: UserRecord): number[] {
+export function usersWhoCanAccess(shard: StoreView, realm: RealmState, target: UserRecord): number[] {
   const restricts = realmRestrictsGuests(realm);
   const out: number[] = [];
   for (const user of realm.activeUsers()) {

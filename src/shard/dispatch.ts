@@ -1,4 +1,4 @@
-import type { OpContext, Operation } from '../api/operation.js';
+import type { OpContext, Operation, Reply } from '../api/operation.js';
 import { operations } from '../api/registry.js';
 import { constantTimeEqual, parseBasic } from '../lib/auth.js';
 import { ApiError, internalErrorBody, invalidApiKey, realmDeactivated, unauthorized, userDeactivated } from '../lib/errors.js';
@@ -24,17 +24,7 @@ export interface RequestTask {
   requestId?: string;
 }
 
-/**
- * The answer, serialised in the shard so the front end only writes bytes. A handler that answers
- * with something other than JSON (an uploaded file) returns its whole Reply as `__reply`.
- */
-export interface Reply {
-  status: number;
-  body: string;
-  headers?: Record<string, string>;
-  /** Sent instead of `body`: a file the front end streams (the shard has checked access). */
-  file?: { path: string; contentType: string };
-}
+export type { Reply } from '../api/operation.js';
 
 // Compared against when the email is unknown, so a miss costs what a wrong key costs.
 const DUMMY_KEY = 'x'.repeat(32);

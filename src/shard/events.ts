@@ -1,41 +1,7 @@
 import { log } from '../lib/log.js';
-import type { WriteBatch } from '../store/shard-store.js';
+import type { Emitted, EventStage, ShardEvent, WriteBatch } from '../store/shard-store.js';
 
-/**
- * The shard's event bus. Do-actions record each event on their WriteBatch with the ids of the
- * users it concerns (`batch.emit`); typing and presence, which change nothing durable, call
- * `emit` here directly.
- *
- * Delivery is a pipeline in commit order:
- *
- *   batch.commit()  ── plan (sync) ──> stage(deliver) ──> [ LMDB txn ] ──> settle(ok)
- *                        │                  │                                │
- *                        │ the sink assigns │ a ticket in the FIFO            │ deliver every
- *                        │ per-queue event  │   [t1 done][t2 pending][t3 done]│ settled ticket
- *                        │ ids and writes   │    ^ head                       │ from the head,
- *                        │ its log row into │                                 │ so t3 waits
- *                        │ the same batch   │                                 │ for t2
- *
- * The sink (the event-queue layer) assigns ids when a commit starts, so ids follow commit
- * order; delivery must follow the same order, or a client acknowledging a later id would prune
- * an earlier event not yet delivered. Hence the FIFO: a transaction that commits early waits
- * for those begun before it, and an ephemeral event waits behind the commits in flight (a
- * millisecond at most) instead of overtaking them. A failed commit's ticket delivers nothing.
- */
-export interface ShardEvent {
-  type: string;
-  [field: string]: unknown;
-}
-
-export interface Emitted {
-  realmId: number;
-  event: ShardEvent;
-  userIds: number[];
-  /** Written to the event log with the change (false: typing, presence, heartbeats). */
-  durable: boolean;
-  /** For one queue only (a heartbeat), instead of the users' queues. */
-  queueId?: string;
-}
+export type { Emitted, ShardEvent } from '../store/shard-store.js';
 
 export type EventListener = (realmId: number, event: ShardEvent, userIds: Iterable<number>) => void;
 
@@ -52,7 +18,28 @@ interface Ticket {
   state: 'pending' | 'ok' | 'failed';
 }
 
-export class EventBus {
+/**
+ * The shard's event bus. Do-actions record each event on their WriteBatch with the ids of the
+ * users it concerns (`batch.emit`); typing and presence, which change nothing durable, call
+ * `emit` here directly.
+ *
+ * Delivery is a pipeline in commit order:
+ *
+ *   batch.commit()  ── plan (sync) ──> stage ─────────> [ LMDB txn ] ──> settle(ok)
+ *                        │                  │                                │
+ *                        │ the sink assigns │ a ticket in the FIFO            │ deliver every
+ *                        │ per-queue event  │   [t1 done][t2 pending][t3 done]│ settled ticket
+ *                        │ ids and writes   │    ^ head                       │ from the head,
+ *                        │ its log row into │                                 │ so t3 waits
+ *                        │ the same batch   │                                 │ for t2
+ *
+ * The sink (the event-queue layer) assigns ids when a commit starts, so ids follow commit
+ * order; delivery must follow the same order, or a client acknowledging a later id would prune
+ * an earlier event not yet delivered. Hence the FIFO: a transaction that commits early waits
+ * for those begun before it, and an ephemeral event waits behind the commits in flight (a
+ * millisecond at most) instead of overtaking them. A failed commit's ticket delivers nothing.
+ */
+export class EventBus implements EventStage {
   private listeners: EventListener[] = [];
   private readonly fifo: Ticket[] = [];
   /** The event-queue layer, once it exists. */
@@ -82,8 +69,13 @@ export class EventBus {
     this.ephemeral([{ realmId, event, userIds: [], durable: false, queueId }]);
   }
 
-  /** Takes a place in the delivery order; `settle` it when the transaction has ended. */
-  stage(events: Emitted[], deliver: (() => void) | null): Ticket {
+  /**
+   * A batch's events as its transaction is about to start: the sink plans their delivery (adding
+   * its rows to the batch) and they take a place in the delivery order, settled when the
+   * transaction has ended.
+   */
+  stage(events: Emitted[], batch: WriteBatch): { settle(ok: boolean): void } {
+    const deliver = this.sink?.plan(events, batch) ?? null;
     const ticket: Ticket = {
       state: 'pending',
       deliver: () => {
@@ -92,10 +84,10 @@ export class EventBus {
       },
     };
     this.fifo.push(ticket);
-    return ticket;
+    return { settle: (ok) => this.settle(ticket, ok) };
   }
 
-  settle(ticket: Ticket, ok: boolean): void {
+  private settle(ticket: Ticket, ok: boolean): void {
     ticket.state = ok ? 'ok' : 'failed';
     while (this.fifo.length > 0 && this.fifo[0].state !== 'pending') {
       const head = this.fifo.shift()!;

@@ -29,8 +29,13 @@ export class ShardPool {
     return this.pools.length;
   }
 
+  /** Set by ready(): shards started from then on run their durable jobs at once. */
+  private jobsStarted = false;
+
   private pool(index: number): Piscina {
-    return (this.pools[index] ??= new Piscina({
+    const existing = this.pools[index];
+    if (existing) return existing;
+    const pool = (this.pools[index] = new Piscina({
       filename: this.filename,
       minThreads: 1,
       maxThreads: 1,
@@ -40,6 +45,8 @@ export class ShardPool {
       atomics: 'disabled',
       workerData: { index, config: this.config, messageIds: this.messageIds },
     }));
+    if (this.jobsStarted) pool.run({ kind: 'startJobs' }).catch(() => undefined);
+    return pool;
   }
 
   /**
@@ -49,6 +56,9 @@ export class ShardPool {
    */
   async ready(shards: Iterable<number>): Promise<void> {
     await Promise.all([...new Set(shards)].map((index) => this.pool(index).run({ kind: 'admin', op: 'ping' })));
+    // Durable jobs send messages, so they too wait until every shard has raised the counter.
+    this.jobsStarted = true;
+    await Promise.all(this.running().map((pool) => pool.run({ kind: 'startJobs' })));
   }
 
   request(shard: number, task: RequestTask): Promise<Reply> {

@@ -6,7 +6,7 @@ import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type RealmRecord, type Stream
 import type { Database } from 'lmdb';
 import type { UserTopicRecord } from '../model/user-topics.js';
 import type { ChannelFolderRecord } from '../model/channel-folders.js';
-import { openShardStore, PendingWrites, WriteBatch, type Key, type ShardStore } from '../store/shard-store.js';
+import { openShardStore, PendingWrites, WriteBatch, type Key, type ShardStore, type StoreView } from '../store/shard-store.js';
 import { EventBus } from './events.js';
 import { TimerWheel } from '../lib/timer-wheel.js';
 import { log } from '../lib/log.js';
@@ -16,7 +16,7 @@ import { log } from '../lib/log.js';
  * thread (a one-thread piscina pool, see shard/pool.ts), or in-process for the admin CLI while
  * the server is stopped.
  */
-export class Shard {
+export class Shard implements StoreView {
   readonly realms = new Map<number, RealmState>();
   readonly events = new EventBus();
   /** The shard's clock for timers (event queues now; scheduled sends and retries later). */

@@ -4,6 +4,7 @@ import { setLogLevel } from '../lib/log.js';
 import { runAdmin, type AdminTask } from './admin.js';
 import { dispatch, type RequestTask } from './dispatch.js';
 import { Shard } from './shard.js';
+import { jobsOf } from './jobs.js';
 import { queuesOf } from '../api/events/manager.js';
 import { SERVER_GENERATION } from '../api/events/register-realm.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../version.js';
@@ -22,7 +23,7 @@ await queuesOf(shard).journal.restore({
   server_generation: SERVER_GENERATION,
 });
 
-export type ShardTask = RequestTask | AdminTask | { kind: 'cancel'; requestId: string } | { kind: 'drain' } | { kind: 'close' };
+export type ShardTask = RequestTask | AdminTask | { kind: 'cancel'; requestId: string } | { kind: 'drain' } | { kind: 'startJobs' } | { kind: 'close' };
 
 export default async function handle(task: ShardTask): Promise<unknown> {
   switch (task.kind) {
@@ -33,10 +34,17 @@ export default async function handle(task: ShardTask): Promise<unknown> {
     case 'cancel':
       queuesOf(shard).cancel(task.requestId);
       return null;
+    case 'startJobs':
+      // Sent by ShardPool.ready once every shard has raised the message-id counter. Overdue jobs
+      // (due while the server was down) run first. Their kinds were registered when the api
+      // modules loaded (through dispatch.js).
+      jobsOf(shard).start();
+      return null;
     case 'drain':
       queuesOf(shard).drain();
       return null;
     case 'close':
+      await jobsOf(shard).stop();
       await queuesOf(shard).journal.saveAcks();
       await shard.close();
       return null;

@@ -1,9 +1,8 @@
 import type { Database, RangeOptions } from 'lmdb';
 import { dmKey, topicKey, type MessageRecord } from '../model/message.js';
 import type { RealmState } from '../model/realm-state.js';
-import type { Shard } from '../shard/shard.js';
 import { indexSearch } from './search.js';
-import type { WriteBatch } from './shard-store.js';
+import type { StoreView, WriteBatch } from './shard-store.js';
 
 /**
  * Messages and their indexes (key layout in store/shard-store.ts). Every index key ends with the
@@ -11,14 +10,14 @@ import type { WriteBatch } from './shard-store.js';
  * [...X, a] to [...X, b], reversed; nothing else is scanned.
  */
 
-export function insertMessage(shard: Shard, batch: WriteBatch, msg: MessageRecord): void {
+export function insertMessage(shard: StoreView, batch: WriteBatch, msg: MessageRecord): void {
   const { store } = shard;
   batch.put(store.messages, msg.id, msg);
   indexMessage(shard, batch, msg, true);
 }
 
 /** Adds (or removes) a message's index rows; a move removes the old ones and adds the new. */
-export function indexMessage(shard: Shard, batch: WriteBatch, msg: MessageRecord, add: boolean): void {
+export function indexMessage(shard: StoreView, batch: WriteBatch, msg: MessageRecord, add: boolean): void {
   const { store } = shard;
   const put = (db: typeof store.byStream, key: (string | number)[], value: unknown = null) => (add ? batch.put(db, key, value) : batch.del(db, key));
   const r = msg.realmId;
@@ -34,12 +33,12 @@ export function indexMessage(shard: Shard, batch: WriteBatch, msg: MessageRecord
   indexSearch(shard, batch, msg, add);
 }
 
-export function getMessage(shard: Shard, realm: RealmState, id: number): MessageRecord | undefined {
+export function getMessage(shard: StoreView, realm: RealmState, id: number): MessageRecord | undefined {
   const msg = shard.read<MessageRecord>(shard.store.messages, id);
   return msg && msg.realmId === realm.id ? msg : undefined;
 }
 
-export function putMessage(shard: Shard, batch: WriteBatch, msg: MessageRecord): void {
+export function putMessage(shard: StoreView, batch: WriteBatch, msg: MessageRecord): void {
   batch.put(shard.store.messages, msg.id, msg);
 }
 
@@ -70,7 +69,7 @@ export function idsUnder(db: Database, prefix: (string | number)[], range: IdRan
  * the caller's transaction), or null. Reads at most one id more than it excludes, to the end:
  * an unfinished cursor would pin its read transaction (see mergeIds).
  */
-export function firstMessageIn(shard: Shard, realmId: number, streamId: number, excluding: ReadonlySet<number> = new Set()): number | null {
+export function firstMessageIn(shard: StoreView, realmId: number, streamId: number, excluding: ReadonlySet<number> = new Set()): number | null {
   const ids = [...idsUnder(shard.store.byStream, [realmId, streamId], { limit: excluding.size + 1 })];
   return ids.find((id) => !excluding.has(id)) ?? null;
 }
@@ -110,7 +109,7 @@ export function* mergeIds(sources: Iterable<number>[], reverse = false): Generat
  * direct messages, and each channel's messages within the user's subscription intervals. (A
  * sender's own messages to channels they are not subscribed to are not included.)
  */
-export function receivedIds(shard: Shard, realm: RealmState, userId: number, range: IdRange = {}): Iterable<number> {
+export function receivedIds(shard: StoreView, realm: RealmState, userId: number, range: IdRange = {}): Iterable<number> {
   const { store } = shard;
   const sources: Iterable<number>[] = [idsUnder(store.byUserDm, [realm.id, userId], { ...range, limit: undefined })];
   for (const [streamId, intervals] of realm.subHistory.get(userId) ?? []) {
@@ -130,4 +129,12 @@ function* limited(ids: Iterable<number>, limit?: number): Generator<number> {
     if (n++ >= limit) return;
     yield id;
   }
+}
+
+/** The newest message the user received or sent, or -1. */
+export function maxMessageId(shard: StoreView, realm: RealmState, userId: number): number {
+  let max = -1;
+  for (const id of receivedIds(shard, realm, userId, { reverse: true, limit: 1 })) max = id;
+  for (const id of idsUnder(shard.store.bySender, [realm.id, userId], { reverse: true, limit: 1 })) max = Math.max(max, id);
+  return max;
 }

@@ -1,6 +1,5 @@
 import type { MessageRecord } from '../model/message.js';
-import type { Shard } from '../shard/shard.js';
-import type { WriteBatch } from './shard-store.js';
+import type { StoreView, WriteBatch } from './shard-store.js';
 
 /**
  * The full-text search index: one key [realmId, word, msgId] per distinct word of a message's
@@ -45,7 +44,7 @@ export function messageWords(msg: MessageRecord): string[] {
 }
 
 /** Adds (or removes) a message's search rows, alongside its other index rows. */
-export function indexSearch(shard: Shard, batch: WriteBatch, msg: MessageRecord, add: boolean): void {
+export function indexSearch(shard: StoreView, batch: WriteBatch, msg: MessageRecord, add: boolean): void {
   for (const word of messageWords(msg)) {
     const key = [msg.realmId, word, msg.id];
     if (add) batch.put(shard.store.search, key, null);

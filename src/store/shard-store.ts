@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import type { Emitted, EventBus, ShardEvent } from '../shard/events.js';
+import type { MessageIds } from './message-ids.js';
 
 /**
  * One LMDB environment per shard, written only by that shard's thread.
@@ -38,9 +38,13 @@ import type { Emitted, EventBus, ShardEvent } from '../shard/events.js';
  *   subHistory  [realmId, userId, streamId]              -> [start, end|null][]
  *   search      [realmId, word, msgId]                   -> null   store/search.ts: full-text
  *   uploads     [realmId, kind, ...]                     -> ...    store/uploads.ts: files, links
+ *   submessages [msgId, submessageId]                    -> SubmessageRecord  widget state
+ *                                                          (store/submessages.ts)
  *   queues      queueId                                  -> a live event queue: options, ceiling
  *   eventLog    seq                                      -> the durable events of one
  *                                                          transaction (api/events/journal.ts)
+ *   jobs        [due, key]                               -> JobRecord  store/jobs.ts: durable
+ *   jobKeys     key                                      -> due        work run by shard/jobs.ts
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -72,11 +76,14 @@ export interface ShardStore {
   subHistory: Database;
   search: Database;
   uploads: Database;
+  submessages: Database;
   queues: Database;
   eventLog: Database;
   formerSubs: Database;
   userTopics: Database;
   channelFolders: Database;
+  jobs: Database;
+  jobKeys: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -113,15 +120,58 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     subHistory: db('subHistory'),
     search: db('search'),
     uploads: db('uploads'),
+    submessages: db('submessages'),
     queues: db('queues'),
     eventLog: db('eventLog'),
     formerSubs: db('formerSubs'),
     userTopics: db('userTopics'),
     channelFolders: db('channelFolders'),
+    jobs: db('jobs'),
+    jobKeys: db('jobKeys'),
   };
 }
 
 export type Key = string | number | (string | number)[];
+
+/** An event as actions emit it, before any queue has shaped it. */
+export interface ShardEvent {
+  type: string;
+  [field: string]: unknown;
+}
+
+export interface Emitted {
+  realmId: number;
+  event: ShardEvent;
+  userIds: number[];
+  /** Written to the event log with the change (false: typing, presence, heartbeats). */
+  durable: boolean;
+  /** For one queue only (a heartbeat), instead of the users' queues. */
+  queueId?: string;
+}
+
+/**
+ * What a batch tells the layer above about its events when it commits (the shard's event bus,
+ * shard/events.ts): `stage` runs as the transaction is about to start, may add rows to it (the
+ * event log), and takes the events' place in the delivery order; `settle` is called once the
+ * transaction has ended, committed or not.
+ */
+export interface EventStage {
+  stage(events: Emitted[], batch: WriteBatch): { settle(ok: boolean): void };
+}
+
+/**
+ * What the code below the shard layer (model, store) needs of a shard: its tables, reads that
+ * see the shard's own uncommitted writes, and the server-wide message-id counter. The Shard
+ * class is one; this keeps those layers from importing it.
+ */
+export interface StoreView {
+  readonly store: ShardStore;
+  readonly messageIds: MessageIds;
+  /** A stored row as the shard's own uncommitted writes have left it. */
+  read<T>(db: Database, key: Key): T | undefined;
+  /** A row's uncommitted write, if any (`{value}`, undefined for a delete). */
+  pendingWrite(db: Database, key: Key): { value: unknown } | undefined;
+}
 
 /**
  * Writes made but not yet committed, visible to reads in the meantime.
@@ -234,7 +284,7 @@ export class WriteBatch {
   constructor(
     private readonly store: ShardStore,
     private readonly pending: PendingWrites,
-    private readonly bus: EventBus | null = null,
+    private readonly bus: EventStage | null = null,
   ) {}
 
   /** An event of this action, for the users `userIds`, delivered after the commit. */
@@ -262,13 +312,24 @@ export class WriteBatch {
     return this.put(db, key, undefined);
   }
 
+  /**
+   * Drops everything recorded and not committed (a job whose run failed half-way): its writes
+   * stop being visible to reads. In-memory state the action changed is not undone.
+   */
+  discard(): void {
+    for (const [db, table] of this.ops) for (const { key, entry } of table.values()) this.pending.settle(db, key, entry);
+    this.ops = new Map();
+    this.count = 0;
+    this.events = [];
+  }
+
   async commit(): Promise<void> {
     // The sink numbers the events for their queues now, in commit order, adding its rows here.
     const events = this.events;
     this.events = [];
-    const ticket = this.bus && events.length > 0 ? this.bus.stage(events, this.bus.sink?.plan(events, this) ?? null) : null;
+    const ticket = this.bus && events.length > 0 ? this.bus.stage(events, this) : null;
     if (this.count === 0) {
-      if (ticket) this.bus!.settle(ticket, true);
+      ticket?.settle(true);
       return;
     }
     const ops = this.ops;
@@ -288,7 +349,7 @@ export class WriteBatch {
       ok = true;
     } finally {
       for (const [db, table] of ops) for (const { key, entry } of table.values()) this.pending.settle(db, key, entry);
-      if (ticket) this.bus!.settle(ticket, ok);
+      ticket?.settle(ok);
       this.pending.end();
     }
   }

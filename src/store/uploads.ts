@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import type { Shard } from '../shard/shard.js';
-import type { WriteBatch } from './shard-store.js';
+import type { StoreView, WriteBatch } from './shard-store.js';
 
 /**
  * Uploaded files (the reference's Attachment) and their links to messages, in the shard's
@@ -44,17 +43,17 @@ export function uploadsTmpDir(dataDir: string): string {
   return join(dataDir, 'uploads', 'tmp');
 }
 
-export function getAttachment(shard: Shard, realmId: number, id: number): AttachmentRecord | undefined {
+export function getAttachment(shard: StoreView, realmId: number, id: number): AttachmentRecord | undefined {
   return shard.read<AttachmentRecord>(shard.store.uploads, [realmId, 'a', id]);
 }
 
-export function attachmentByPath(shard: Shard, realmId: number, pathId: string): AttachmentRecord | undefined {
+export function attachmentByPath(shard: StoreView, realmId: number, pathId: string): AttachmentRecord | undefined {
   const id = shard.read<number>(shard.store.uploads, [realmId, 'p', pathId]);
   return id === undefined ? undefined : getAttachment(shard, realmId, id);
 }
 
 /** Writes a new attachment with its index rows, and adds its size to the realm's total. */
-export function insertAttachment(shard: Shard, batch: WriteBatch, rec: AttachmentRecord): void {
+export function insertAttachment(shard: StoreView, batch: WriteBatch, rec: AttachmentRecord): void {
   const db = shard.store.uploads;
   batch.put(db, [rec.realmId, 'a', rec.id], rec);
   batch.put(db, [rec.realmId, 'p', rec.pathId], rec.id);
@@ -62,12 +61,12 @@ export function insertAttachment(shard: Shard, batch: WriteBatch, rec: Attachmen
   addUploadSpace(shard, batch, rec.realmId, rec.size);
 }
 
-export function putAttachment(shard: Shard, batch: WriteBatch, rec: AttachmentRecord): void {
+export function putAttachment(shard: StoreView, batch: WriteBatch, rec: AttachmentRecord): void {
   batch.put(shard.store.uploads, [rec.realmId, 'a', rec.id], rec);
 }
 
 /** Removes an attachment, its index rows and its links to messages. */
-export function deleteAttachment(shard: Shard, batch: WriteBatch, rec: AttachmentRecord): void {
+export function deleteAttachment(shard: StoreView, batch: WriteBatch, rec: AttachmentRecord): void {
   const db = shard.store.uploads;
   batch.del(db, [rec.realmId, 'a', rec.id]);
   batch.del(db, [rec.realmId, 'p', rec.pathId]);
@@ -77,31 +76,31 @@ export function deleteAttachment(shard: Shard, batch: WriteBatch, rec: Attachmen
 }
 
 /** Records (or drops) the link between a message and an attachment in the message index. */
-export function setMessageLink(shard: Shard, batch: WriteBatch, realmId: number, msgId: number, attachmentId: number, linked: boolean): void {
+export function setMessageLink(shard: StoreView, batch: WriteBatch, realmId: number, msgId: number, attachmentId: number, linked: boolean): void {
   const key = [realmId, 'm', msgId, attachmentId];
   if (linked) batch.put(shard.store.uploads, key, null);
   else batch.del(shard.store.uploads, key);
 }
 
-function idsUnder(shard: Shard, prefix: (string | number)[]): number[] {
+function idsUnder(shard: StoreView, prefix: (string | number)[]): number[] {
   const at = prefix.length;
   // Ids are positive integers: [...prefix, 0] to [...prefix, MAX] covers exactly this prefix.
   const keys = shard.store.uploads.getKeys({ start: [...prefix, 0], end: [...prefix, Number.MAX_SAFE_INTEGER] });
   return Array.from(keys, (key) => (key as number[])[at]);
 }
 
-export function ownedAttachmentIds(shard: Shard, realmId: number, ownerId: number): number[] {
+export function ownedAttachmentIds(shard: StoreView, realmId: number, ownerId: number): number[] {
   return idsUnder(shard, [realmId, 'o', ownerId]);
 }
 
-export function messageAttachmentIds(shard: Shard, realmId: number, msgId: number): number[] {
+export function messageAttachmentIds(shard: StoreView, realmId: number, msgId: number): number[] {
   return idsUnder(shard, [realmId, 'm', msgId]);
 }
 
-export function uploadSpaceUsed(shard: Shard, realmId: number): number {
+export function uploadSpaceUsed(shard: StoreView, realmId: number): number {
   return shard.read<number>(shard.store.uploads, [realmId, 's']) ?? 0;
 }
 
-function addUploadSpace(shard: Shard, batch: WriteBatch, realmId: number, delta: number): void {
+function addUploadSpace(shard: StoreView, batch: WriteBatch, realmId: number, delta: number): void {
   batch.put(shard.store.uploads, [realmId, 's'], Math.max(0, uploadSpaceUsed(shard, realmId) + delta));
 }

@@ -96,9 +96,9 @@ export async function startTestServer(t: { teardown(fn: () => unknown): void }, 
     else if (auth) headers.authorization = `Basic ${Buffer.from(`${auth.email}:${auth.apiKey}`).toString('base64')}`;
     if (body) headers['content-length'] = String(body.length);
 
+    // A connection per request: a kept-alive socket that the server closes as the next request
+    // goes out answers it with ECONNRESET, a race a loaded machine makes likely.
     const res = await new Promise<Response>((resolve, reject) => {
-      // A connection per request: a kept-alive one the server is just closing (its keep-alive
-      // timeout, reached when a loaded machine stalls a test) fails the next request with ECONNRESET.
       const req = httpRequest({ host: '127.0.0.1', port: server.port, method, path: url, headers, agent: false }, (r) => {
         const chunks: Buffer[] = [];
         r.on('data', (c) => chunks.push(c));

@@ -27,7 +27,7 @@ function basic(creds: Credentials): string {
 
 function send(ts: TestServer, method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: ts.port, method, path, headers }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port: ts.port, method, path, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));

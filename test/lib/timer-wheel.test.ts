@@ -80,4 +80,26 @@ t.test('TimerWheel', async (t) => {
     wheel.advance(2_000);
     t.same(fired, [1, 2], 'the rescheduled timer fires too');
   });
+
+  t.test('a timer scheduled from a callback for now fires on the next tick, not a revolution later', async (t) => {
+    const wheel = new TimerWheel({ now: 0, slots: 8 });
+    const fired: number[] = [];
+    wheel.schedule(1_000, () => {
+      fired.push(1);
+      wheel.schedule(1_000, () => fired.push(2));
+    });
+    wheel.advance(1_000);
+    t.same(fired, [1], 'not in the tick being run');
+    wheel.advance(2_000);
+    t.same(fired, [1, 2], 'on the next tick');
+
+    // Within one advance over several ticks, the next tick is still part of it.
+    const burst: number[] = [];
+    wheel.schedule(3_000, () => {
+      burst.push(3);
+      wheel.schedule(0, () => burst.push(4));
+    });
+    wheel.advance(6_000);
+    t.same(burst, [3, 4], 'both fired in the same advance');
+  });
 });

@@ -2,9 +2,15 @@ import { log } from '../../lib/log.js';
 import type { ShardEvent } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
 import type { WriteBatch } from '../../store/shard-store.js';
-import type { QueueManager } from './manager.js';
 import { EventQueue, type QueuedEvent, type SavedQueue } from './queue.js';
 import { shapeEvent } from './shape.js';
+
+
+/** Where restored queues go and saved queues come from: the shard's QueueManager. */
+export interface QueueRegistry {
+  add(queue: EventQueue): unknown;
+  all(): Iterable<EventQueue>;
+}
 
 /**
  * The event log: what lets queues survive a crash (kill -9), not only a graceful stop.
@@ -43,7 +49,7 @@ export class EventJournal {
 
   constructor(
     private readonly shard: Shard,
-    private readonly manager: QueueManager,
+    private readonly manager: QueueRegistry,
   ) {
     let last = 0;
     for (const key of shard.store.eventLog.getKeys({ reverse: true, limit: 1 })) last = key as number;

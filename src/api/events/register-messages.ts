@@ -3,7 +3,7 @@ import { readMark, received, storedBits } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { getMessage, idsUnder, mergeIds, receivedIds } from '../../store/messages.js';
+import { getMessage, idsUnder, mergeIds } from '../../store/messages.js';
 import { shownTopic } from '../messages/views.js';
 import { isMessageMuted } from '../user-topics/muting.js';
 
@@ -18,14 +18,6 @@ export const MAX_UNREAD_MESSAGES = 50_000;
 const MAX_STARRED = 10_000;
 /** Direct messages looked at for recent_private_conversations, as the reference does. */
 const RECENT_CONVERSATIONS_LIMIT = 1000;
-
-/** The newest message the user received or sent, or -1. */
-export function maxMessageId(shard: Shard, realm: RealmState, userId: number): number {
-  let max = -1;
-  for (const id of receivedIds(shard, realm, userId, { reverse: true, limit: 1 })) max = id;
-  for (const id of idsUnder(shard.store.bySender, [realm.id, userId], { reverse: true, limit: 1 })) max = Math.max(max, id);
-  return max;
-}
 
 /**
  * Ids of the user's unread messages, newest first, at most `limit`: the messages above the

@@ -4,9 +4,9 @@ import { realmPermissionSettingsForApi, realmSetting, registerRealmFields } from
 import type { Shard } from '../../shard/shard.js';
 import { MAX_FILE_UPLOAD_SIZE_MIB } from '../../store/uploads.js';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../messages/send.js';
-import { EMPTY_TOPIC_DISPLAY_NAME } from '../messages/views.js';
 import { OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS } from '../presence/presence.js';
 import { CHANNEL_SETTING_RULES, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from '../streams/checks.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../../model/message.js';
 
 /**
  * The `realm` section of /register: the realm's settings (model/realm-settings.ts) and the

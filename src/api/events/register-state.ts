@@ -1,10 +1,11 @@
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../version.js';
 import { me, type OpContext } from '../operation.js';
 import { realmPresences } from '../presence/presence.js';
-import type { RegisterParams } from './index.js';
+import type { RegisterParams } from './register-params.js';
 import type { EventQueue } from './queue.js';
 import { defaultStreamIds, streamSection, subscriptionSection } from './register-channels.js';
-import { maxMessageId, recentPrivateConversations, starredMessages, unreadMsgs } from './register-messages.js';
+import { maxMessageId } from '../../store/messages.js';
+import { recentPrivateConversations, starredMessages, unreadMsgs } from './register-messages.js';
 import { realmBots, realmUserGroups, realmUserSection } from './register-people.js';
 import { CUSTOM_PROFILE_FIELD_TYPES, realmSection } from './register-realm.js';
 import { legacyDisplaySettings, legacyNotificationSettings, realmUserSettingsDefaults, userSettingsObject } from './register-settings.js';

@@ -1,8 +1,8 @@
-import { topicKey, type MessageRecord } from '../../model/message.js';
+import { EMPTY_TOPIC_DISPLAY_NAME, type MessageRecord, topicKey } from '../../model/message.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { ShardEvent } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
-import { EMPTY_TOPIC_DISPLAY_NAME, messageView } from '../messages/views.js';
+import { messageView } from '../messages/views.js';
 import { avatarUrl } from '../users/views.js';
 import { INHERITED_NOTIFICATIONS } from './register-channels.js';
 import { userSetting } from './register-settings.js';

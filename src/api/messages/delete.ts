@@ -7,6 +7,7 @@ import type { UserRecord } from '../../model/types.js';
 import { flush, outbox, queueEvent } from '../../shard/outbox.js';
 import type { Shard } from '../../shard/shard.js';
 import { firstMessageIn, indexMessage } from '../../store/messages.js';
+import { removeSubmessages } from '../../store/submessages.js';
 import { me, operation } from '../operation.js';
 import { notifyAttachments, unlinkMessageAttachments, type AttachmentLinks } from '../uploads/attachments.js';
 import { actionAudience, rowUserIds } from './edit-audience.js';
@@ -57,6 +58,7 @@ export async function doDeleteMessages(shard: Shard, realm: RealmState, msgs: Me
       for (const userId of rowUserIds(shard, realm, msg.id)) writeBits(shard, out.batch, realm, userId, msg.id, storedBits(shard, realm, userId, msg.id), 0);
       indexMessage(shard, out.batch, msg, false);
       out.batch.del(shard.store.messages, msg.id);
+      removeSubmessages(out.batch, shard, msg);
       const unlinked = unlinkMessageAttachments(shard, out.batch, realm, msg.id);
       links.changed.push(...unlinked.changed);
     }

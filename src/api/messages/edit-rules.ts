@@ -1,5 +1,5 @@
 import { ApiError, badRequest } from '../../lib/errors.js';
-import { topicKey, type MessageRecord } from '../../model/message.js';
+import { EMPTY_TOPIC_DISPLAY_NAME, type MessageRecord, topicKey } from '../../model/message.js';
 import { received } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
@@ -9,7 +9,6 @@ import { getMessage, idsUnder } from '../../store/messages.js';
 import { hasContentAccess, isGuest } from '../streams/access.js';
 import { canAccessMessage, invalidMessage } from './access.js';
 import { normalizeTopic } from './send.js';
-import { EMPTY_TOPIC_DISPLAY_NAME } from './views.js';
 
 /**
  * The time and permission rules of editing and moving messages, after the reference's

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApiError, badRequest } from '../../lib/errors.js';
-import type { MessageRecord } from '../../model/message.js';
+import { EMPTY_TOPIC_DISPLAY_NAME, type MessageRecord, type PropagateMode } from '../../model/message.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { userHasRealmPermission } from '../../model/realm-settings.js';
 import { userHasPermission } from '../../model/groups.js';
@@ -21,10 +21,9 @@ import {
   resolveToggle,
   RESOLVED_TOPIC_PREFIX,
 } from './edit-rules.js';
-import { doUpdateMessage, type EditPlan, type PropagateMode } from './move.js';
+import { doUpdateMessage, type EditPlan } from './move.js';
 import { renderMessage } from './render.js';
 import { checkWildcardMentions, normalizeContent, topicParticipants } from './send.js';
-import { EMPTY_TOPIC_DISPLAY_NAME } from './views.js';
 
 interface UpdateParams {
   message_id: number;

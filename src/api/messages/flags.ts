@@ -7,7 +7,7 @@ import { checkFlagUpdate, doMarkAllAsRead, doMarkChannelAsRead, doUpdateFlags, h
 import { applyWith, narrowParam, parseNarrow } from './narrow.js';
 import { checkIncludeAnchor, fetchRange, parseAnchor } from './narrow-fetch.js';
 import { planNarrow } from './narrow-plan.js';
-import { EMPTY_TOPIC_DISPLAY_NAME } from './views.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../../model/message.js';
 
 /** The reference bounds one flag update to this many messages (num_before + num_after). */
 export const MAX_MESSAGES_PER_UPDATE = 5000;

@@ -7,9 +7,11 @@ import { operations as flags } from './flags.js';
 import { operations as history } from './history.js';
 import { operations as list } from './list.js';
 import { operations as reactions } from './reactions.js';
+import { operations as reportOps } from './report.js';
 import { operations as renderEndpoint } from './render-endpoint.js';
 import { checkCanPost, checkCanReachRecipients, checkSendParams, clientName, defaultReadBySender, doSendMessage, normalizeContent, normalizeTopic, resolveRecipients, resolveStream, sendMessage } from './send.js';
 import { messageWithFlags } from './views.js';
+import { parseWidgetContent } from '../submessages/widgets.js';
 import { topicOperations } from './topics.js';
 import { operations as readReceipts } from './read-receipts.js';
 import { operations as matchesNarrow } from './matches-narrow.js';
@@ -23,6 +25,7 @@ interface SendParams {
   queue_id?: string;
   local_id?: string;
   read_by_sender?: boolean;
+  widget_content?: string;
 }
 
 /** POST /messages */
@@ -39,6 +42,7 @@ const send = operation<SendParams>({
       queue_id: { type: 'string' },
       local_id: { type: 'string' },
       read_by_sender: { type: 'boolean' },
+      widget_content: { type: 'string' },
     },
     required: ['type', 'to', 'content'],
   },
@@ -48,7 +52,8 @@ const send = operation<SendParams>({
     checkSendParams(p);
     const content = normalizeContent(p.content);
     const client = clientName(ctx.userAgent);
-    const common = { sender, content, client, readBySender: p.read_by_sender ?? defaultReadBySender(client), localId: p.local_id, queueId: p.queue_id };
+    const widget = p.widget_content === undefined ? undefined : parseWidgetContent(p.widget_content);
+    const common = { sender, content, client, readBySender: p.read_by_sender ?? defaultReadBySender(client), localId: p.local_id, queueId: p.queue_id, widget };
     if (p.type === 'stream' || p.type === 'channel') {
       const rawTopic = p.topic ?? p.subject;
       if (rawTopic === undefined) throw badRequest('Missing topic');
@@ -90,6 +95,7 @@ export const operations = {
   ...list,
   ...flags,
   ...reactions,
+  ...reportOps,
   ...renderEndpoint,
   ...edit,
   ...deleteOps,

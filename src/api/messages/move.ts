@@ -1,4 +1,4 @@
-import { FLAG, type EditRecord, type MessageRecord } from '../../model/message.js';
+import { FLAG, type EditRecord, type MessageRecord, type PropagateMode } from '../../model/message.js';
 import { received, setFlag, storedBits, userFlags, writeBits } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { userHasPermission } from '../../model/groups.js';
@@ -16,7 +16,6 @@ import { topicLinks, type Rendered } from './render.js';
 import { topicParticipants } from './send.js';
 import { carryVisibilityOnMove } from '../user-topics/moves.js';
 
-export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
 
 /** A checked PATCH /messages/{id} (api/messages/edit.ts): what changes, and how. */
 export interface EditPlan {

@@ -4,7 +4,7 @@ import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { getMessage } from '../../store/messages.js';
 import { canAccessMessage } from './access.js';
-import { EMPTY_TOPIC_DISPLAY_NAME } from './views.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../../model/message.js';
 
 /**
  * Narrows as clients send them: a JSON list of {operator, operand, negated?} objects, or of

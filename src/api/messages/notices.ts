@@ -1,4 +1,4 @@
-import type { MessageRecord } from '../../model/message.js';
+import type { MessageRecord, PropagateMode } from '../../model/message.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { BOT_TYPE, NOTIFICATION_BOT_EMAIL, ROLE, type StreamRecord, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
@@ -7,7 +7,6 @@ import { doCreateUser } from '../users/actions.js';
 import { canAccessMessage } from './access.js';
 import { doDeleteMessages } from './delete.js';
 import { nowSeconds, topicMessageIds } from './edit-rules.js';
-import type { PropagateMode } from './move.js';
 import { doSendMessage } from './send.js';
 
 /**
@@ -63,11 +62,24 @@ const BROKEN_LINK = /[`>*&[\]]|\$\$/;
 const ESCAPES: Record<string, string> = { '`': '&#96;', '>': '&gt;', '*': '&#42;', '&': '&amp;', $$: '&#36;&#36;', '[': '&#91;', ']': '&#93;' };
 const escapeLinkText = (text: string) => text.replace(/[`>*&[\]]|\$\$/g, (m) => ESCAPES[m] ?? m);
 
-/** `#**channel>topic**`, or a Markdown link when the names would break that syntax. */
-export function topicLinkSyntax(stream: StreamRecord, topic: string): string {
-  if (!BROKEN_LINK.test(stream.name) && !BROKEN_LINK.test(topic)) return `#**${stream.name}>${topic}**`;
-  const url = `#narrow/channel/${encodeChannel(stream)}/topic/${encodeHashComponent(topic)}`;
-  return `[#${escapeLinkText(stream.name)} > ${escapeLinkText(topic === '' ? 'general chat' : topic)}](${url})`;
+/**
+ * `#**channel>topic**` (with `@id`, a link to one message of it), or a Markdown link when the
+ * names would break that syntax: the reference's get_stream_topic_link_syntax and
+ * get_message_link_syntax.
+ */
+export function topicLinkSyntax(stream: StreamRecord, topic: string, messageId?: number): string {
+  const near = messageId === undefined ? '' : `@${messageId}`;
+  if (!BROKEN_LINK.test(stream.name) && !BROKEN_LINK.test(topic)) return `#**${stream.name}>${topic}${near}**`;
+  const url = `#narrow/channel/${encodeChannel(stream)}/topic/${encodeHashComponent(topic)}${messageId === undefined ? '' : `/near/${messageId}`}`;
+  const text = `#${escapeLinkText(stream.name)} > ${escapeLinkText(topic === '' ? 'general chat' : topic)}${messageId === undefined ? '' : ' @ 💬'}`;
+  return `[${text}](${url})`;
+}
+
+/** A code fence longer than any in `content`: the reference's get_unused_fence. */
+export function unusedFence(content: string): string {
+  let length = 3;
+  for (const m of content.matchAll(/^ {0,3}(`{3,})/gm)) length = Math.max(length, m[1].length + 1);
+  return '`'.repeat(length);
 }
 
 /** The absolute URL of a channel message, as the reference's stream_message_url builds it. */
@@ -75,12 +87,13 @@ export function messageUrl(shard: Shard, realm: RealmState, stream: StreamRecord
   return `${shard.realmUrl(realm.realm)}/#narrow/channel/${encodeChannel(stream)}/topic/${encodeHashComponent(topic)}/near/${msgId}`;
 }
 
-const RESOLVE_NOTICE = /^@_\*\*[^*]*\*\* has marked this topic as (un)?resolved\.$/;
-
-async function postNotice(shard: Shard, realm: RealmState, stream: StreamRecord, topic: string, content: string, readBy: number[]): Promise<MessageRecord> {
+/** Posts a notice from the Notification Bot, as the reference's internal_send_stream_message. */
+export async function postNotice(shard: Shard, realm: RealmState, stream: StreamRecord, topic: string, content: string, readBy: number[]): Promise<MessageRecord> {
   const bot = await notificationBot(shard, realm);
   return doSendMessage(shard, realm, { sender: bot, content, client: 'Internal', readBySender: false, stream, topic, readBy });
 }
+
+const RESOLVE_NOTICE = /^@_\*\*[^*]*\*\* has marked this topic as (un)?resolved\.$/;
 
 /**
  * After resolving or unresolving: the notice in the topic, unless the last message there is the

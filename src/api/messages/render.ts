@@ -4,7 +4,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
 import type { UserRecord } from '../../model/types.js';
 import { hasMetadataAccess } from '../streams/access.js';
-import { EMPTY_TOPIC_DISPLAY_NAME } from './views.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../../model/message.js';
 
 /**
  * Message rendering as the message code needs it: the Zulip-flavoured Markdown renderer

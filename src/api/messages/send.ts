@@ -1,6 +1,6 @@
 import { ApiError, badRequest, invalidArgument, missingArgument } from '../../lib/errors.js';
 import { userHasPermission } from '../../model/groups.js';
-import { FLAG, topicKey, type MessageRecord } from '../../model/message.js';
+import { EMPTY_TOPIC_DISPLAY_NAME, FLAG, type MessageRecord, topicKey } from '../../model/message.js';
 import { flagNames, setFlag, writeBits } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting, userHasRealmPermission } from '../../model/realm-settings.js';
@@ -10,7 +10,8 @@ import { idsUnder, insertMessage } from '../../store/messages.js';
 import { activeSubscriberIds, hasContentAccess, isGuest, isSubscribed, metadataUserIds } from '../streams/access.js';
 import { linkAttachments, notifyAttachments } from '../uploads/attachments.js';
 import { renderMessage, type Rendered } from './render.js';
-import { dmGroupKey, EMPTY_TOPIC_DISPLAY_NAME } from './views.js';
+import { pythonJson, widgetFromContent, type WidgetContent } from '../submessages/widgets.js';
+import { dmGroupKey } from './views.js';
 import { canAccessUser, noteDirectMessage } from '../../model/user-access.js';
 import { AccessWatch } from '../users/access-events.js';
 import { applySendVisibility } from '../user-topics/automatic.js';
@@ -24,13 +25,18 @@ export const WILDCARD_MENTION_LIMIT = 15;
 
 const TRUNCATED = '\n[message truncated]';
 
+/** The reference's truncate_content: at most `max` characters, the cut marked. */
+export function truncateContent(content: string, max: number): string {
+  const chars = [...content];
+  return chars.length > max ? chars.slice(0, max - TRUNCATED.length).join('') + TRUNCATED : content;
+}
+
 /** Content as the reference stores it: trailing whitespace dropped, over-long text truncated. */
 export function normalizeContent(raw: string): string {
   if (raw.includes('\0')) throw badRequest('Message must not contain null bytes');
   const content = raw.trimEnd();
   if (content.trim() === '') throw badRequest('Message must not be empty');
-  const chars = [...content];
-  return chars.length > MAX_MESSAGE_LENGTH ? chars.slice(0, MAX_MESSAGE_LENGTH - TRUNCATED.length).join('') + TRUNCATED : content;
+  return truncateContent(content, MAX_MESSAGE_LENGTH);
 }
 
 /**
@@ -136,6 +142,8 @@ export interface SendSpec {
   queueId?: string;
   /** Other recipients for whom it starts out read: notices about what they just did. */
   readBy?: number[];
+  /** A widget given by the sender (`widget_content`), instead of one the content starts. */
+  widget?: WidgetContent;
 }
 
 /**
@@ -203,6 +211,10 @@ export async function sendMessage(shard: Shard, realm: RealmState, spec: SendSpe
     lastEditTs: null,
     lastMovedTs: null,
   };
+  // A widget's initial state is the message's first submessage, from its sender.
+  const widget = spec.widget ?? widgetFromContent(spec.content);
+  const widgetSub = widget && { id: shard.allocate(batch, 'submessage'), senderId: sender.id, msgType: 'widget', content: pythonJson(widget) };
+  if (widgetSub) msg.submessageCount = 1;
   const attachments = linkAttachments(shard, batch, realm, msg);
   // A direct message gives the guests in it access to the other participants: they hear of
   // them (realm_user add) before the message that names them.
@@ -211,6 +223,7 @@ export async function sendMessage(shard: Shard, realm: RealmState, spec: SendSpe
   noteDirectMessage(shard, realm, dmUsers);
   access?.send((event, ids) => batch.emit(realm.id, event, ids));
   insertMessage(shard, batch, msg);
+  if (widgetSub) batch.put(shard.store.submessages, [msg.id, 0], widgetSub);
   // The channel's first message sets first_message_id. The reference records it silently, so
   // that whoever sees the channel without receiving the message keeps a stale null; here the
   // change is announced like any other channel property's (once per channel).

@@ -1,5 +1,4 @@
-import type { MessageRecord } from '../../model/message.js';
-import { dmKey } from '../../model/message.js';
+import { dmKey, EMPTY_TOPIC_DISPLAY_NAME, type MessageRecord } from '../../model/message.js';
 import { userFlags } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
@@ -7,6 +6,7 @@ import type { RealmRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { avatarUrl } from '../users/views.js';
 import { topicLinks } from './render.js';
+import { submessagesOf } from '../../store/submessages.js';
 
 export interface MessageViewOptions {
   applyMarkdown: boolean;
@@ -15,8 +15,6 @@ export interface MessageViewOptions {
   allowEmptyTopicName: boolean;
 }
 
-/** realm_empty_topic_display_name: what clients without empty-topic support see instead of ''. */
-export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
 
 /** The topic as a client sees it. */
 export function shownTopic(topic: string, allowEmpty: boolean): string {
@@ -88,7 +86,7 @@ export function messageView(shard: Shard, realm: RealmState, viewer: UserRecord,
     topic_links: msg.kind === 'stream' ? topicLinks(realm, msg.topic) : [],
     is_me_message: msg.isMe,
     reactions: msg.reactions.map((r) => ({ emoji_name: r.emojiName, emoji_code: r.emojiCode, reaction_type: r.reactionType, user_id: r.userId })),
-    submessages: [],
+    submessages: submessagesOf(shard, msg).map((s) => ({ msg_type: s.msgType, content: s.content, message_id: msg.id, sender_id: s.senderId, id: s.id })),
     sender_full_name: sender?.fullName ?? '',
     sender_email: sender?.email ?? '',
     sender_realm_str: realm.realm.subdomain,

@@ -5,9 +5,9 @@ import type { StreamRecord, UserRecord } from '../../model/types.js';
 import { userSetting } from '../events/register-settings.js';
 import { accessibleMessage } from '../messages/access.js';
 import { checkCanPost } from '../messages/send.js';
-import { EMPTY_TOPIC_DISPLAY_NAME } from '../messages/views.js';
 import { me, operation } from '../operation.js';
 import { activeSubscriberIds, hasContentAccess } from '../streams/access.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../../model/message.js';
 
 /**
  * Typing notifications. The server keeps no state: each start or stop becomes one event to the

@@ -4,7 +4,7 @@ import { VISIBILITY, VISIBILITY_POLICIES, type VisibilityPolicy } from '../../mo
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import { flush, outbox, queueEvent } from '../../shard/outbox.js';
 import { MAX_TOPIC_LENGTH } from '../messages/send.js';
-import { EMPTY_TOPIC_DISPLAY_NAME } from '../messages/views.js';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../../model/message.js';
 import { me, operation, type OpContext } from '../operation.js';
 import { hasContentAccess } from '../streams/access.js';
 import { setTopicVisibility } from './actions.js';

@@ -1,6 +1,7 @@
 import { badRequest, insufficientPermission, unauthorized } from '../../lib/errors.js';
 import { accessFilter, canAccessUser } from '../../model/user-access.js';
 import { realmSetting } from '../../model/realm-settings.js';
+import { maxMessageId } from '../../store/messages.js';
 import { me, operation } from '../operation.js';
 import { userByIdOrEmail } from './access.js';
 import { inaccessibleUserView, ownUserView, userView } from './views.js';
@@ -26,8 +27,7 @@ const getMe = operation({
   auth: 'user',
   handler: (ctx) => ({
     ...ownUserView(me(ctx)),
-    // No message has been received until the messages store says otherwise.
-    max_message_id: -1,
+    max_message_id: maxMessageId(ctx.shard, ctx.realm, me(ctx).id),
   }),
 });
 

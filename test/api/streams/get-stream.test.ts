@@ -51,9 +51,9 @@ t.test('GET /streams/{stream_id}', async (t) => {
     t.equal(theirs.status, 200, 'but fine in its own realm');
   });
 
-  t.test('GET /streams/{stream_id}: rejects a non-integer id', async (t) => {
+  t.test('GET /streams/{stream_id}: a non-integer id names no endpoint, as the reference\'s <int:stream_id>', async (t) => {
     const res = await w.as(hamlet)('GET', '/streams/abc');
-    t.equal(res.status, 400, 'status 400');
+    t.equal(res.status, 404, 'status 404');
     t.equal(res.body.result, 'error', 'error envelope');
   });
 });

@@ -42,4 +42,23 @@ t.test('GET /users/me', async (t) => {
     const res = await ts.as(member)('GET', '/users/me', { params: { client_gravatar: true } });
     t.same(res.body.ignored_parameters_unsupported, ['client_gravatar'], 'listed as ignored');
   });
+
+  t.test('GET /users/me: max_message_id is the newest message the user received, as /register says', async (t) => {
+    const send = (as: typeof member | null, params: Record<string, unknown>) => ts.request('POST', '/messages', { params, ...(as ? { auth: as } : {}) });
+    const received = await send(null, { type: 'stream', to: 'general', topic: 'max', content: 'to everyone in general' });
+    t.equal(received.status, 200, 'the owner posts to a channel the member is in');
+    const other = await ts.request('POST', '/users/me/subscriptions', { params: { subscriptions: JSON.stringify([{ name: 'owners only' }]) } });
+    t.equal(other.status, 200, 'a channel the member is not in');
+    const unseen = await send(null, { type: 'stream', to: 'owners only', topic: 'max', content: 'not for the member' });
+    t.equal(unseen.status, 200, 'a later message the member does not receive');
+
+    const meNow = await ts.as(member)('GET', '/users/me');
+    const register = await ts.as(member)('POST', '/register', { params: { fetch_event_types: JSON.stringify(['message']) } });
+    t.equal(meNow.body.max_message_id, received.body.id, 'the newest message the member received, not the newest of the realm');
+    t.equal(meNow.body.max_message_id, register.body.max_message_id, 'the same as /register');
+
+    const own = await send(member, { type: 'stream', to: 'owners only', topic: 'max', content: 'the member posts where they are not subscribed' });
+    t.equal(own.status, 200, 'the member sends to a public channel they are not in');
+    t.equal((await ts.as(member)('GET', '/users/me')).body.max_message_id, own.body.id, 'a message they sent counts');
+  });
 });

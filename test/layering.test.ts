@@ -1,0 +1,105 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import ts from 'typescript';
+
+/**
+ * The import graph of src/, type-only imports included (TypeScript's own pre-processor reads
+ * them): it has no cycle, and the layers only look down. model, store and lib are the bottom
+ * and know nothing of shards, the API or the front end; markdown knows only lib; nothing but
+ * the top (server, main, cli) knows the front end.
+ */
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const src = join(root, 'src');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
+
+const files = sources(src);
+const known = new Set(files);
+const graph = new Map<string, string[]>();
+for (const file of files) {
+  const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, false);
+  const deps = importedFiles
+    .map((i) => i.fileName)
+    .filter((name) => name.startsWith('.'))
+    .map((name) => resolve(dirname(file), name).replace(/\.js$/, '.ts'))
+    .filter((path) => known.has(path));
+  graph.set(file, deps);
+}
+const rel = (path: string) => relative(src, path);
+/** The folder under src/ a file belongs to, or '' for the files at its top. */
+const layer = (path: string) => (rel(path).includes('/') ? rel(path).split('/')[0] : '');
+
+/** Tarjan's strongly connected components: every one with more than one file is a cycle. */
+function cycles(): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v)!) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(rel(w));
+      } while (w !== v);
+      if (component.length > 1 || graph.get(v)!.includes(v)) out.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+/** What each layer may import besides itself. */
+const MAY_IMPORT: Record<string, string[]> = {
+  lib: [],
+  markdown: ['lib'],
+  model: ['lib', 'store'],
+  store: ['lib', 'model'],
+};
+const TOP_ONLY = ['front', 'cli'];
+
+t.test('import graph', async (t) => {
+  t.ok(files.length > 100, `read ${files.length} modules`);
+
+  t.test('has no cycle', async (t) => {
+    for (const cycle of cycles()) t.fail(`import cycle: ${cycle.join(' <-> ')}`);
+    t.pass('checked every module');
+  });
+
+  t.test('layers only look down', async (t) => {
+    for (const [file, deps] of graph) {
+      const from = layer(file);
+      for (const dep of deps) {
+        const to = layer(dep);
+        if (to === from) continue;
+        const allowed = MAY_IMPORT[from];
+        if (allowed && !allowed.includes(to)) t.fail(`${rel(file)} (${from}) imports ${rel(dep)} (${to || 'top level'})`);
+        if (TOP_ONLY.includes(to) && from !== '' && from !== 'cli') t.fail(`${rel(file)} imports ${rel(dep)}, which only the top may use`);
+      }
+    }
+    t.pass('checked every import');
+  });
+
+  t.test('the check sees type-only imports', async (t) => {
+    const { importedFiles } = ts.preProcessFile("import type { A } from './a.js';\nexport type { B } from './b.js';", true, false);
+    t.same(importedFiles.map((i) => i.fileName), ['./a.js', './b.js'], 'import type and export type ... from are edges');
+  });
+});
