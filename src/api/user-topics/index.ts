@@ -37,7 +37,7 @@ function accessStreamByName(realm: RealmState, user: UserRecord, name: string): 
  * lost access can still clear what they had set (the reference's
  * access_stream_to_remove_visibility_policy_by_id).
  */
-function streamToClear(realm: RealmState, stream: StreamRecord | undefined, error: string): StreamRecord {
+function streamToClear(stream: StreamRecord | undefined, error: string): StreamRecord {
   if (!stream) throw badRequest(error);
   return stream;
 }
@@ -64,7 +64,7 @@ const update = operation<{ stream_id: number; topic: string; visibility_policy: 
     const { realm, params: p } = ctx;
     const stream =
       p.visibility_policy === VISIBILITY.inherit
-        ? streamToClear(realm, realm.streams.get(p.stream_id), 'Invalid channel ID')
+        ? streamToClear(realm.streams.get(p.stream_id), 'Invalid channel ID')
         : accessStream(realm, user, p.stream_id);
     return apply(ctx, stream, asTopic(p.topic), p.visibility_policy);
   },
@@ -95,7 +95,7 @@ const muteLegacy = operation<{ stream_id?: number; stream?: string; topic: strin
       return apply(ctx, stream, topic, VISIBILITY.muted);
     }
     const found = p.stream !== undefined ? realm.streamByName(p.stream) : realm.streams.get(p.stream_id!);
-    return apply(ctx, streamToClear(realm, found, 'Topic is not muted'), topic, VISIBILITY.inherit);
+    return apply(ctx, streamToClear(found, 'Topic is not muted'), topic, VISIBILITY.inherit);
   },
 });
 

@@ -17,6 +17,7 @@ t.test('GET /messages/{message_id}/read_receipts', async (t) => {
   await read(hamlet, id);
   t.same((await receipts(hamlet, id)).body.user_ids, [owner, othello, polonius, bot].map((p) => p.userId).sort((a, b) => a - b), 'who read it, bots included, never the sender');
   t.same((await receipts(othello, id)).body.user_ids, [owner, othello, polonius, bot].map((p) => p.userId).sort((a, b) => a - b), 'the same for anyone who can read the message, oneself included');
+  t.same((await receipts(polonius, id)).body.user_ids, [owner, othello, polonius, bot].map((p) => p.userId).sort((a, b) => a - b), 'a guest in the channel too');
 
   await w.as(owner)('PATCH', '/settings', { params: { send_read_receipts: false } });
   t.notOk((await receipts(hamlet, id)).body.user_ids.includes(owner.userId), 'not those who share no read receipts');

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { convergenceHarness } from '../../helpers/convergence.js';
 import { listen } from '../streams/queues.js';
 import { startWorld, streamId, subscribe, type Person } from '../streams/world.js';
 
@@ -111,6 +112,15 @@ t.test('automatic topic visibility on send', async (t) => {
     t.equal(await policy(othello, general, 'Reacted'), 3, 'followed');
     await w.as(othello)('DELETE', `/messages/${sent.id}/reactions`, { params: { emoji_name: 'heart' } });
     t.equal(await policy(othello, general, 'Reacted'), 3, 'removing a reaction changes nothing');
+  });
+
+  t.test('a client applying the events converges', async (t) => {
+    const { converges } = convergenceHarness(t, w.ts);
+    await settings(hamlet, { automatically_follow_topics_policy: 3 });
+    await settings(othello, { automatically_follow_topics_where_mentioned: true });
+    await converges('a send that follows a topic for its sender and a user mentioned', () => send(hamlet, 'Converging start', 'hi @**othello**'), [hamlet, othello, owner], {
+      sections: ['user_topics', 'muted_topics'],
+    });
   });
 
   t.test('with protected history, only the messages one received count', async (t) => {
