@@ -75,3 +75,13 @@ t.test('GET /users/{user_id}/subscriptions/{stream_id}', async (t) => {
   await w.as(owner)('DELETE', `/users/${othello.userId}`);
   t.match((await status(hamlet, othello.userId, general)).body, { msg: 'User is deactivated' }, 'a deactivated user');
 });
+
+t.test('GET /users/{user_id}/subscriptions/{stream_id}: a guest who may not see a user', async (t) => {
+  const w = await startWorld(t, { groupSettings: { can_access_all_users_group: 'role:members' } });
+  const { owner, hamlet, othello, polonius } = w.root;
+  await subscribe(w.as(owner), ['lounge']);
+  await w.as(owner)('DELETE', '/users/me/subscriptions', { params: { subscriptions: ['general'], principals: [othello.userId] } });
+  const general = await streamId(w.as(owner), 'general');
+  t.same((await w.as(polonius)('GET', `/users/${hamlet.userId}/subscriptions/${general}`)).body.is_subscribed, true, 'someone who shares a channel with the guest');
+  t.match((await w.as(polonius)('GET', `/users/${othello.userId}/subscriptions/${general}`)).body, { msg: 'Insufficient permission' }, 'someone the guest cannot access');
+});
