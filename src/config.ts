@@ -24,6 +24,15 @@ export interface Config {
    * `complete: false` (the reference's 50 s); the client repeats the request to go on.
    */
   deleteTopicBudgetMs?: number;
+  /** Embedded bots run in the server (the reference's EMBEDDED_BOTS_ENABLED). */
+  embeddedBotsEnabled: boolean;
+  /**
+   * Outgoing webhooks may reach loopback, private, link-local and multicast addresses. Off by
+   * default: the reference sends them through an SSRF-guarding proxy (Smokescreen).
+   */
+  webhookAllowPrivateAddresses: boolean;
+  /** The email gateway (api/email-gateway/): channel addresses, and an SMTP listener if `port` is set. */
+  emailGateway: { enabled: boolean; domain: string | null; port: number | null; bind: string; maxMessageBytes: number };
 }
 
 /** A config with every default filled in, once the listening port is known. */
@@ -58,6 +67,14 @@ function envInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return Number(raw);
 }
 
+function envFlag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === '1' || raw === 'true') return true;
+  if (raw === '0' || raw === 'false') return false;
+  throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`);
+}
+
 /**
  * Defaults from config/default.json, then the file named by STOA_CONFIG, then STOA_* variables,
  * then `overrides` (tests). The result is validated: a bad option stops the start with a message
@@ -74,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shards: envInt(env, 'STOA_SHARDS'),
     logLevel: env.STOA_LOG_LEVEL || undefined,
     heartbeatSeconds: envInt(env, 'STOA_HEARTBEAT_SECONDS'),
+    webhookAllowPrivateAddresses: envFlag(env, 'STOA_WEBHOOK_ALLOW_PRIVATE_ADDRESSES'),
   };
   for (const [key, value] of Object.entries({ ...fromEnv, ...overrides })) if (value !== undefined) merged[key] = value;
   if (!validate(merged)) {

@@ -34,6 +34,7 @@ export const routes: readonly Route[] = [
   r('GET', '/users', 'users.list'),
   r('POST', '/users', 'users.create'),
   r('GET', '/users/me', 'users.me'),
+  r('POST', '/users/me/api_key/regenerate', 'users.regenerateApiKey'),
   // One route serves both /users/{user_id} and /users/{email}: a path segment cannot tell them
   // apart before the handler looks at it.
   r('GET', '/users/{user_id_or_email}', 'users.get'),
@@ -41,8 +42,21 @@ export const routes: readonly Route[] = [
   r('DELETE', '/users/{user_id}', 'users.deactivate'),
   r('POST', '/users/{user_id}/reactivate', 'users.reactivate'),
 
+  r('POST', '/bots', 'bots.create'),
+  r('GET', '/bots', 'bots.list'),
+  r('PATCH', '/bots/{bot_id}', 'bots.update'),
+  r('DELETE', '/bots/{bot_id}', 'bots.deactivate'),
+  r('POST', '/bots/{bot_id}/api_key/regenerate', 'bots.regenerateApiKey'),
+  r('GET', '/bot_storage', 'botStorage.get'),
+  r('PUT', '/bot_storage', 'botStorage.put'),
+  r('DELETE', '/bot_storage', 'botStorage.remove'),
+
+  // Incoming webhooks: the integration's name is in the path, the bot's API key in the query.
+  r('POST', '/external/{integration}', 'webhooks.incoming'),
+
   r('GET', '/streams', 'streams.list'),
   r('GET', '/streams/{stream_id}', 'streams.get'),
+  r('GET', '/streams/{stream_id}/email_address', 'streams.emailAddress'),
   r('PATCH', '/streams/{stream_id}', 'streams.update'),
   r('DELETE', '/streams/{stream_id}', 'streams.archive'),
   r('GET', '/streams/{stream_id}/members', 'streams.members'),

@@ -7,6 +7,7 @@ import { createFrontEnd } from './front/app.js';
 import { longPollHandler } from './front/longpoll.js';
 import { setLogLevel } from './lib/log.js';
 import { ShardPool } from './shard/pool.js';
+import { startMailListener } from './front/smtp.js';
 import { Directory } from './store/directory.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
 
@@ -16,6 +17,8 @@ export interface RunningServer {
   port: number;
   /** Set on the first start with an empty data directory: the root realm and its owner. */
   bootstrap: (CreatedRealm & { zuliprc: string }) | null;
+  /** The email gateway's SMTP port, when its listener runs (front/smtp.ts). */
+  mailPort: number | null;
   /** Stops accepting, lets in-flight requests finish, flushes LMDB. */
   close(): Promise<void>;
 }
@@ -71,6 +74,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     });
     front.refreshRealms();
   }
+  const mail = resolved.emailGateway.enabled && resolved.emailGateway.port !== null ? await startMailListener(resolved, pool, () => directory.list().map((realm) => realm.shard)) : null;
   const koa = front.app.callback();
   let closing: Promise<void> | null = null;
   const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null);
@@ -84,6 +88,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const close = () =>
     (closing ??= (async () => {
       // Parked long-polls would hold the HTTP server open until their heartbeat: answer them first.
+      await mail?.close();
       await pool.drain();
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
@@ -97,5 +102,5 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       lock.release();
     })());
 
-  return { config: resolved, url: `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`, port, bootstrap, close };
+  return { config: resolved, url: `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`, port, bootstrap, mailPort: mail?.port ?? null, close };
 }

@@ -16,7 +16,9 @@ export type AuthMode =
   /** No authentication (GET /server_settings, POST /fetch_api_key). */
   | 'none'
   /** Credentials used when present; anonymous access allowed where the realm permits it. */
-  | 'optional';
+  | 'optional'
+  /** Incoming webhooks: the `api_key` parameter (or HTTP Basic) names the user. */
+  | 'webhook';
 
 
 export interface OpContext<P> {
@@ -37,6 +39,11 @@ export interface Operation<P = Record<string, unknown>> {
   params?: ParamSchema;
   /** Runs even while a snapshot holds requests back (Shard.quiesced): POST /register itself. */
   passesGate?: boolean;
+  /**
+   * Incoming webhook bots may call it (the reference's allow_incoming_webhooks: sending
+   * messages); every other endpoint refuses them.
+   */
+  allowIncomingWebhooks?: boolean;
   handler(ctx: OpContext<P>): Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 

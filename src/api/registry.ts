@@ -1,7 +1,9 @@
 import type { Operation } from './operation.js';
 import { operations as channelFolders } from './channel-folders/index.js';
 import { operations as defaultStreams } from './default-streams/index.js';
+import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
+import { operations as emailGateway } from './email-gateway/index.js';
 import { operations as events } from './events/index.js';
 import { operations as linkifiers } from './linkifiers/index.js';
 import { operations as messages } from './messages/index.js';
@@ -17,12 +19,15 @@ import { operations as typing } from './typing/index.js';
 import { operations as uploads } from './uploads/index.js';
 import { operations as users } from './users/index.js';
 import { operations as userTopics } from './user-topics/index.js';
+import { operations as webhooks } from './webhooks/index.js';
 
 /** Every operation the shards run, by the name the route table (src/routes.ts) uses. */
 export const operations: Record<string, Operation<any>> = {
+  ...bots,
   ...channelFolders,
   ...defaultStreams,
   ...devices,
+  ...emailGateway,
   ...events,
   ...linkifiers,
   ...messages,
@@ -38,4 +43,5 @@ export const operations: Record<string, Operation<any>> = {
   ...uploads,
   ...users,
   ...userTopics,
+  ...webhooks,
 };

@@ -13,6 +13,7 @@ import { uploadsTmpDir } from '../store/uploads.js';
 import { paramParser } from './body.js';
 import { acceptsParam, methodMatcher, orderRoutes } from './route-order.js';
 import { staticFiles } from './static.js';
+import { webhookParams } from './webhook.js';
 
 /**
  * The HTTP front end. It does no business logic: it parses parameters, finds the realm from the
@@ -103,7 +104,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
         op: route.op,
         realmId: realm.id,
         authorization: ctx.get('authorization') || undefined,
-        params: ctx.state.params,
+        params: route.op === 'webhooks.incoming' ? webhookParams(ctx) : ctx.state.params,
         pathParams: { ...pathParams(ctx), ...ctx.state.pathParams },
         userAgent: ctx.get('user-agent'),
         remoteAddr: ctx.ip,

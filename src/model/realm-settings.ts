@@ -213,7 +213,7 @@ const DEFAULT_EXTERNAL_ACCOUNTS = {
 };
 
 /** The fake email domain of the realm's bots: its host, or the host name when a port makes that no email domain. */
-function botDomain(url: string): string {
+export function botDomain(url: string): string {
   const { host, hostname } = new URL(url);
   return host.includes(':') ? hostname : host;
 }

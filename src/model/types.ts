@@ -50,6 +50,25 @@ export interface UserRecord {
   passwordHash: string | null;
   /** Personal settings that differ from the realm's defaults for new users. */
   settings: Record<string, unknown>;
+  /** A bot's own settings (api/bots/); absent for humans and system bots. */
+  bot?: BotProfile;
+}
+
+/** Outgoing webhook interfaces, as the reference numbers them (its Service.interface). */
+export const BOT_INTERFACE = { generic: 1, slack: 2 } as const;
+
+/** What the reference keeps on a bot beyond a user's fields: default channels and its service. */
+export interface BotProfile {
+  defaultSendingStreamId: number | null;
+  defaultEventsRegisterStreamId: number | null;
+  defaultAllPublicStreams: boolean;
+  /**
+   * Outgoing webhook bots: where messages are posted and the token that authenticates them;
+   * embedded bots: which bot runs (name) with baseUrl '' (the reference's Service row).
+   */
+  service?: { name: string; baseUrl: string; interface: number; token: string };
+  /** Incoming webhook and embedded bots: configuration strings (the reference's BotConfigData). */
+  config?: Record<string, string>;
 }
 
 export interface StreamRecord {

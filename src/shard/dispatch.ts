@@ -1,12 +1,12 @@
 import type { OpContext, Operation, Reply } from '../api/operation.js';
 import { operations } from '../api/registry.js';
 import { constantTimeEqual, parseBasic } from '../lib/auth.js';
-import { ApiError, internalErrorBody, invalidApiKey, realmDeactivated, unauthorized, userDeactivated } from '../lib/errors.js';
+import { ApiError, internalErrorBody, invalidApiKey, missingArgument, realmDeactivated, unauthorized, userDeactivated } from '../lib/errors.js';
 import { log } from '../lib/log.js';
 import { parseParams } from '../lib/params.js';
 import { RawJson, stringifyWithRaw } from '../lib/raw-json.js';
 import type { RealmState } from '../model/realm-state.js';
-import { ROLE, type UserRecord } from '../model/types.js';
+import { BOT_TYPE, ROLE, type UserRecord } from '../model/types.js';
 import type { Shard } from './shard.js';
 
 /** What the front end sends for one HTTP request. */
@@ -48,6 +48,24 @@ function authenticate(realm: RealmState, header: string | undefined, required: b
   return user;
 }
 
+/**
+ * An incoming webhook's credentials: the `api_key` parameter of its URL, which services that
+ * cannot send headers carry (the reference's webhook_view), or else HTTP Basic.
+ */
+function authenticateWebhook(realm: RealmState, task: RequestTask): UserRecord {
+  const key = task.params.api_key;
+  if (typeof key !== 'string') {
+    if (task.authorization) return authenticate(realm, task.authorization, true)!;
+    throw missingArgument('api_key');
+  }
+  let found: UserRecord | undefined;
+  for (const user of realm.users.values()) if (constantTimeEqual(user.apiKey, key.trim())) found = user;
+  if (!found || found.isSystemBot) throw invalidApiKey();
+  if (realm.realm.deactivated) throw realmDeactivated();
+  if (!found.isActive) throw userDeactivated();
+  return found;
+}
+
 function checkRole(op: Operation, user: UserRecord | null): void {
   if (!op.role || !user) return;
   if (op.role === 'administrator' && user.role > ROLE.administrator) throw new ApiError('Must be an organization administrator', { code: 'UNAUTHORIZED_PRINCIPAL' });
@@ -72,7 +90,8 @@ export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> 
     const realm = shard.realm(task.realmId);
     if (!realm) throw new Error(`shard ${shard.index} does not own realm ${task.realmId}`);
     if (op.auth !== 'none' && realm.realm.deactivated && !task.authorization) throw realmDeactivated();
-    const user = op.auth === 'none' ? null : authenticate(realm, task.authorization, op.auth === 'user');
+    const user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task) : authenticate(realm, task.authorization, op.auth === 'user');
+    if (user && user.botType === BOT_TYPE.incomingWebhook && !op.allowIncomingWebhooks) throw unauthorized('This API is not available to incoming webhook bots.');
     checkRole(op, user);
     const { params, ignored } = parseParams<Record<string, unknown>>(op.params, task.params, task.pathParams);
     const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '' };

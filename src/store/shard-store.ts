@@ -43,6 +43,9 @@ import type { MessageIds } from './message-ids.js';
  *   queues      queueId                                  -> a live event queue: options, ceiling
  *   eventLog    seq                                      -> the durable events of one
  *                                                          transaction (api/events/journal.ts)
+ *   botStorage  [realmId, userId, keyId]                 -> [key, value]  api/bots/storage.ts
+ *   channelEmails ['t', token] | ['c', realm, channel, creator, sender] -> channel email
+ *                                                          addresses (api/email-gateway/address.ts)
  *   jobs        [due, key]                               -> JobRecord  store/jobs.ts: durable
  *   jobKeys     key                                      -> due        work run by shard/jobs.ts
  *
@@ -82,6 +85,8 @@ export interface ShardStore {
   formerSubs: Database;
   userTopics: Database;
   channelFolders: Database;
+  botStorage: Database;
+  channelEmails: Database;
   jobs: Database;
   jobKeys: Database;
 }
@@ -126,6 +131,8 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     formerSubs: db('formerSubs'),
     userTopics: db('userTopics'),
     channelFolders: db('channelFolders'),
+    botStorage: db('botStorage'),
+    channelEmails: db('channelEmails'),
     jobs: db('jobs'),
     jobKeys: db('jobKeys'),
   };

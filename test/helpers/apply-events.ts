@@ -300,6 +300,15 @@ function applyRealmUser(state: State, me: number, event: Event, opts: ApplyOptio
   }
 }
 
+/** realm_bot: the bots this user administers, as the reference's web app keeps them. */
+function applyRealmBot(state: State, event: Event): void {
+  if (!state.realm_bots) return;
+  const id = event.bot.user_id;
+  if (event.op === 'add') state.realm_bots = [...state.realm_bots.filter((b: any) => b.user_id !== id), event.bot];
+  else if (event.op === 'delete' || event.op === 'remove') state.realm_bots = state.realm_bots.filter((b: any) => b.user_id !== id);
+  else if (event.op === 'update') Object.assign(state.realm_bots.find((b: any) => b.user_id === id) ?? {}, event.bot);
+}
+
 export interface ApplyOptions {
   /** The snapshot was registered with the user_list_incomplete client capability. */
   userListIncomplete?: boolean;
@@ -357,6 +366,8 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
       return;
     case 'channel_folder':
       return applyChannelFolder(state, event);
+    case 'realm_bot':
+      return applyRealmBot(state, event);
     case 'default_streams':
       if ('realm_default_streams' in state) state.realm_default_streams = event.default_streams;
       return;
@@ -379,7 +390,7 @@ export function normalized(state: State): State {
   const copy = structuredClone(state);
   const byId = (key: string) => (a: any, b: any) => a[key] - b[key];
   for (const key of ['subscriptions', 'unsubscribed', 'never_subscribed', 'streams']) copy[key]?.sort(byId('stream_id'));
-  for (const key of ['realm_users', 'realm_non_active_users']) copy[key]?.sort(byId('user_id'));
+  for (const key of ['realm_users', 'realm_non_active_users', 'realm_bots']) copy[key]?.sort(byId('user_id'));
   const unread = copy.unread_msgs as Unread | undefined;
   if (unread) {
     unread.streams.sort((a, b) => a.stream_id - b.stream_id || a.topic.localeCompare(b.topic));

@@ -97,30 +97,8 @@ function peopleLists(realm: RealmState, accessible: (user: UserRecord) => boolea
   return { realm_users: active, realm_non_active_users: inactive, cross_realm_bots: systemBots };
 }
 
-/**
- * realm_bots: every bot of the realm for administrators, else the user's own bots. Not system
- * bots: no administrator manages them (and nobody should be handed their API keys).
- */
-export function realmBots(realm: RealmState, self: UserRecord): Record<string, unknown>[] {
-  const bots = [...realm.users.values()]
-    .filter((u) => u.isBot && !u.isSystemBot && (isAdmin(self) || u.botOwnerId === self.id))
-    .sort((a, b) => a.id - b.id);
-  return bots.map((bot) => ({
-    email: bot.email,
-    user_id: bot.id,
-    full_name: bot.fullName,
-    bot_type: bot.botType,
-    is_active: bot.isActive,
-    api_key: bot.apiKey,
-    // Bots here have no default channels; they post where they are told to.
-    default_sending_stream: null,
-    default_events_register_stream: null,
-    default_all_public_streams: false,
-    owner_id: bot.botOwnerId,
-    avatar_url: avatarUrl(bot, false),
-    services: [],
-  }));
-}
+/** realm_bots: see bots/views.ts. */
+export { realmBots } from '../bots/views.js';
 
 const GROUP_SETTINGS = ['can_add_members_group', 'can_join_group', 'can_leave_group', 'can_manage_group', 'can_mention_group', 'can_remove_members_group'];
 

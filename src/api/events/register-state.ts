@@ -13,6 +13,8 @@ import { linkifiersView } from '../linkifiers/views.js';
 import { mutedTopicsView, userTopicsView } from '../user-topics/views.js';
 import { channelFoldersView } from '../channel-folders/views.js';
 import { playgroundsView } from '../playgrounds/views.js';
+import { realmEmbeddedBots } from '../bots/embedded.js';
+import { realmIncomingWebhookBots } from '../webhooks/registry.js';
 
 /**
  * The initial state of POST /register, section by section. Each section is sent when the client
@@ -67,8 +69,8 @@ const sections: Section[] = [
   { when: on('realm_user_groups'), build: (ctx, caps) => ({ realm_user_groups: realmUserGroups(ctx.realm, caps.include_deactivated_groups) }) },
   { when: on('realm_user'), build: (ctx, caps) => realmUserSection(ctx.shard, ctx.realm, me(ctx), ctx.params.client_gravatar, caps.user_list_incomplete) },
   { when: on('realm_bot'), build: (ctx) => ({ realm_bots: realmBots(ctx.realm, me(ctx)) }) },
-  { when: on('realm_embedded_bots'), build: () => ({ realm_embedded_bots: [] }) },
-  { when: on('realm_incoming_webhook_bots'), build: () => ({ realm_incoming_webhook_bots: [] }) },
+  { when: on('realm_embedded_bots'), build: () => ({ realm_embedded_bots: realmEmbeddedBots() }) },
+  { when: on('realm_incoming_webhook_bots'), build: () => ({ realm_incoming_webhook_bots: realmIncomingWebhookBots() }) },
   { when: on('recent_private_conversations'), build: (ctx) => ({ recent_private_conversations: recentPrivateConversations(ctx.shard, ctx.realm, me(ctx).id) }) },
   {
     when: on('subscription'),

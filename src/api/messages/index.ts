@@ -31,6 +31,7 @@ interface SendParams {
 /** POST /messages */
 const send = operation<SendParams>({
   auth: 'user',
+  allowIncomingWebhooks: true,
   params: {
     properties: {
       type: { enum: ['direct', 'private', 'stream', 'channel'] },

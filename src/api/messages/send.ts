@@ -6,6 +6,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting, userHasRealmPermission } from '../../model/realm-settings.js';
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
+import type { WriteBatch } from '../../store/shard-store.js';
 import { idsUnder, insertMessage } from '../../store/messages.js';
 import { activeSubscriberIds, hasContentAccess, isGuest, isSubscribed, metadataUserIds } from '../streams/access.js';
 import { linkAttachments, notifyAttachments } from '../uploads/attachments.js';
@@ -144,7 +145,18 @@ export interface SendSpec {
   readBy?: number[];
   /** A widget given by the sender (`widget_content`), instead of one the content starts. */
   widget?: WidgetContent;
+  /**
+   * The transaction to send it in, which the caller commits: a durable job's run, whose removal
+   * must commit with the messages it sends (api/bots/outgoing.ts).
+   */
+  batch?: WriteBatch;
 }
+
+/**
+ * Called in every send, before its commit, with the send's batch: work caused by a message is
+ * recorded in the message's own transaction (outgoing webhook deliveries, api/bots/outgoing.ts).
+ */
+export const sendHooks: ((shard: Shard, batch: WriteBatch, realm: RealmState, msg: MessageRecord, rendered: Rendered) => void)[] = [];
 
 /**
  * The wildcard-mention rule, for sends and edits: above WILDCARD_MENTION_LIMIT subscribers
@@ -188,7 +200,7 @@ export async function sendMessage(shard: Shard, realm: RealmState, spec: SendSpe
   const topicWildcardUsers = rendered.wildcards.topic && isStream ? topicParticipants(shard, realm, spec.stream!.id, topic) : new Set<number>();
   checkWildcardMentions(realm, sender, rendered, isStream ? recipientIds.size - 1 : null, topicWildcardUsers.size);
 
-  const batch = shard.batch();
+  const batch = spec.batch ?? shard.batch();
   const msg: MessageRecord = {
     id: shard.allocateMessageId(batch),
     realmId: realm.id,
@@ -270,7 +282,8 @@ export async function sendMessage(shard: Shard, realm: RealmState, spec: SendSpe
   for (const [userId, bits] of flags) byUser[userId] = flagNames(bits | (readers.has(userId) ? FLAG.read : 0));
   notifyAttachments(shard, batch, realm, attachments);
   batch.emit(realm.id, { type: 'message', message: msg, flags: byUser, local_id: spec.localId ?? null, sender_queue_id: spec.queueId ?? null }, recipientIds);
-  await batch.commit();
+  for (const hook of sendHooks) hook(shard, batch, realm, msg, rendered);
+  if (!spec.batch) await batch.commit();
   return { msg, automaticNewVisibilityPolicy };
 }
 

@@ -23,7 +23,7 @@ const fileSchema = {
   required: ['filename', 'tmpPath', 'size'],
 };
 
-async function doUpload(shard: Shard, realm: RealmState, owner: UserRecord, file: UploadedFile): Promise<AttachmentRecord> {
+export async function doUpload(shard: Shard, realm: RealmState, owner: UserRecord, file: UploadedFile): Promise<AttachmentRecord> {
   const tmpPath = checkTmpPath(shard.config.dataDir, file.tmpPath);
   // The reference keeps the name as sent (URL-unescaped, NUL bytes dropped) and puts a
   // sanitised copy in the path.

@@ -11,6 +11,8 @@ import { flush, outbox } from '../../shard/outbox.js';
 import { setReadMark } from '../../model/read-state.js';
 import { directGroupsOf } from '../../model/groups.js';
 import type { WriteBatch } from '../../store/shard-store.js';
+import type { BotProfile } from '../../model/types.js';
+import { sendBotCreated, sendBotUpdate, sendOwnerChange } from '../bots/events.js';
 
 export interface NewUser {
   email: string;
@@ -23,6 +25,8 @@ export interface NewUser {
   timezone?: string;
   /** A system bot comes into being silently: no events, no groups, no default channels. */
   isSystemBot?: boolean;
+  /** A bot's default channels and service (api/bots/). */
+  bot?: BotProfile;
 }
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.?[^@\s]*$/;
@@ -103,6 +107,7 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
     settings: {},
   };
   if (spec.isSystemBot) user.isSystemBot = true;
+  if (spec.bot && user.isBot && !user.isSystemBot) user.bot = spec.bot;
   realm.setUser(user);
   batch.put(shard.store.users, [realm.id, user.id], user);
   // Nothing sent before the user existed is theirs to read.
@@ -121,8 +126,11 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
   batch.emit(realm.id, { type: 'realm_user', op: 'add', person: personForEvent(user) }, knowing);
   if (unknowing.length > 0) batch.emit(realm.id, { type: 'realm_user', op: 'add', person: inaccessibleUserView(realm.url, user.id), inaccessible_user: true }, unknowing);
   emitGroupJoins(batch, realm, user);
+  // Those who administer a new bot also get its API key and services (realm_bot add).
+  if (user.isBot) sendBotCreated((event, ids) => batch.emit(realm.id, event, ids), realm, user);
   await batch.commit();
-  await subscribeToDefaultChannels(shard, realm, user);
+  // Only humans join the default channels (the reference's process_new_human_user).
+  if (!user.isBot) await subscribeToDefaultChannels(shard, realm, user);
   return user;
 }
 
@@ -138,9 +146,18 @@ function emitGroupJoins(batch: WriteBatch, realm: RealmState, user: UserRecord):
   }
 }
 
-async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], isActive: boolean): Promise<void> {
+async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], isActive: boolean, actor?: UserRecord): Promise<void> {
   const out = outbox(shard);
   const { batch } = out;
+  // A bot reactivated while its owner is deactivated passes to whoever reactivates it.
+  const previousOwner = new Map<number, UserRecord | undefined>();
+  for (const user of users) {
+    const owner = user.botOwnerId === null ? undefined : realm.users.get(user.botOwnerId);
+    if (isActive && actor && user.isBot && owner && !owner.isActive) {
+      previousOwner.set(user.id, owner);
+      user.botOwnerId = actor.id;
+    }
+  }
   // In place: a request already holding this record (its authenticated user) sees the change.
   for (const user of users) {
     user.isActive = isActive;
@@ -151,6 +168,11 @@ async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], i
   for (const user of users) {
     batch.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: isActive } }, usersWhoCanAccess(shard, realm, user));
     if (isActive) emitGroupJoins(batch, realm, user);
+    if (user.isBot && !user.isSystemBot) {
+      const send = (event: Parameters<typeof batch.emit>[1], ids: Iterable<number>) => batch.emit(realm.id, event, ids);
+      sendBotUpdate(send, realm, user, { is_active: isActive });
+      if (previousOwner.has(user.id)) sendOwnerChange(send, realm, user, actor!, previousOwner.get(user.id));
+    }
   }
   // Subscriber lists leave deactivated users out, and clients drop them on deactivation; on
   // reactivation they are told the user is back, as the reference tells them, with peer_add.
@@ -171,8 +193,11 @@ export async function doDeactivateUser(shard: Shard, realm: RealmState, target: 
   await setActive(shard, realm, [target, ...bots], false);
 }
 
-/** Reactivates one user; their bots stay as they are, as in the reference. */
-export async function doReactivateUser(shard: Shard, realm: RealmState, target: UserRecord): Promise<void> {
+/**
+ * Reactivates one user; their bots stay as they are, as in the reference. A bot whose owner is
+ * deactivated passes to `actor`.
+ */
+export async function doReactivateUser(shard: Shard, realm: RealmState, target: UserRecord, actor?: UserRecord): Promise<void> {
   if (target.isActive) return;
-  await setActive(shard, realm, [target], true);
+  await setActive(shard, realm, [target], true, actor);
 }

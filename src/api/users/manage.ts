@@ -1,5 +1,6 @@
 import { badRequest, insufficientPermission } from '../../lib/errors.js';
-import { ROLE } from '../../model/types.js';
+import { BOT_TYPE, ROLE } from '../../model/types.js';
+import { checkBotNameAvailable, checkCanCreateBot } from '../bots/checks.js';
 import { me, operation } from '../operation.js';
 import { canAdminUser, noSuchUser, userById } from './access.js';
 import { ownerRequired } from './update.js';
@@ -60,9 +61,15 @@ const reactivate = operation<{ user_id: number }>({
   auth: 'user',
   params: { properties: { user_id: { type: 'integer' } }, required: ['user_id'] },
   handler: async (ctx) => {
+    const actor = me(ctx);
     const target = userById(ctx.realm, ctx.params.user_id);
-    if (!canAdminUser(me(ctx), target)) throw insufficientPermission();
-    await doReactivateUser(ctx.shard, ctx.realm, target);
+    if (!canAdminUser(actor, target)) throw insufficientPermission();
+    // Reactivating a bot is creating it again, as far as permissions and names go.
+    if (target.isBot && !target.isActive) {
+      checkCanCreateBot(ctx.realm, actor, target.botType ?? BOT_TYPE.generic);
+      checkBotNameAvailable(ctx.realm, target.fullName, true, target);
+    }
+    await doReactivateUser(ctx.shard, ctx.realm, target, actor);
     return {};
   },
 });

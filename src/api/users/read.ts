@@ -25,6 +25,7 @@ const clientGravatar = (p: AvatarParams) => p.client_gravatar ?? p.client_avatar
 /** GET /users/me */
 const getMe = operation({
   auth: 'user',
+  allowIncomingWebhooks: true,
   handler: (ctx) => ({
     ...ownUserView(me(ctx)),
     max_message_id: maxMessageId(ctx.shard, ctx.realm, me(ctx).id),

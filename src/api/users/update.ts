@@ -25,7 +25,7 @@ const adminRequired = () => new ApiError('Must be an organization administrator'
  * user gains or loses sight of (a guest sees only their own channels), stream create with its
  * subscribers or stream delete; and the default channels, which guests are not shown.
  */
-function changeRole(shard: Shard, realm: RealmState, out: ReturnType<typeof outbox>, user: UserRecord, role: Role): void {
+export function changeRole(shard: Shard, realm: RealmState, out: ReturnType<typeof outbox>, user: UserRecord, role: Role): void {
   const before = user.role;
   const groupsBefore = new Set(directGroupsOf(realm, user));
   const streams = [...realm.streams.values()];

@@ -47,7 +47,9 @@ t.test('realm_user events of user creation, deactivation and reactivation', asyn
     t.same(seen.map((s) => s.event), [
       { type: 'realm_user', op: 'update', person: { user_id: ann.id, is_active: false } },
       { type: 'realm_user', op: 'update', person: { user_id: bot.id, is_active: false } },
-    ], 'one update per deactivated account');
+      // Those who administer the bot also get realm_bot update (the reference since level 222).
+      { type: 'realm_bot', op: 'update', bot: { user_id: bot.id, is_active: false } },
+    ], 'one update per deactivated account, and realm_bot for the bot');
     t.ok(seen.every((s) => JSON.stringify(s.to) === JSON.stringify([owner.id])), 'sent to the users still active');
     for (const s of seen) t.doesNotThrow(() => checkEvent(s.event), 'the event matches the reference schema');
     seen.splice(0);

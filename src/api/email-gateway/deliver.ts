@@ -1,0 +1,98 @@
+import type { Shard } from '../../shard/shard.js';
+import { doSendMessage, MAX_MESSAGE_LENGTH, normalizeTopic } from '../messages/send.js';
+import { doUpload } from '../uploads/index.js';
+import { uploadUrl } from '../uploads/files.js';
+import { channelEmailByToken, decodeEmailAddress, gatewayDomain } from './address.js';
+
+/**
+ * Mail to a channel address, posted as the reference's email gateway posts it
+ * (zerver/lib/email_mirror.py process_stream_message): the subject, without Re:/Fwd:
+ * prefixes, is the topic; the body, without quoted replies and a `--` signature unless the
+ * address asks to keep them, is the Markdown; attachments become uploads linked at the end;
+ * with `show-sender` the sender's address comes first. The front end (front/smtp.ts) parses the
+ * MIME message; the attachments arrive as files in the uploads' temporary directory.
+ */
+export interface InboundMail {
+  to: string;
+  from: string;
+  subject: string;
+  text: string | null;
+  html: string | null;
+  attachments: { filename: string; contentType: string; tmpPath: string; size: number }[];
+}
+
+/** strip_from_subject */
+export function stripFromSubject(subject: string): string {
+  return subject.replace(/([[(] *)?\b(RE|AW|SV|FWD?) *([-:;)\]][ :;\])-]*|$)|\]+ *$/gim, '').trim();
+}
+
+/** filter_footer: everything after a lone `--` line, when there is exactly one. */
+export function filterFooter(text: string): string {
+  const footers = text.split('\n').filter((line) => line.trim() === '--');
+  if (footers.length !== 1) return text;
+  return text.split(/^\s*--\s*$/m, 1)[0].trim();
+}
+
+/** A reply's quoted tail: `On <date>, <someone> wrote:` and the `>` lines after it. */
+function dropQuotes(text: string): string {
+  const lines = text.split('\n');
+  let end = lines.length;
+  while (end > 0 && (lines[end - 1].startsWith('>') || lines[end - 1].trim() === '')) end--;
+  if (end === lines.length) return text;
+  if (end > 0 && /^On .*wrote:\s*$/.test(lines[end - 1])) end--;
+  return lines.slice(0, end).join('\n').trimEnd();
+}
+
+function htmlToText(html: string): string {
+  return html
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(p|div|h\d|li|tr)>/gi, '\n')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/** Posts the mail if one of this shard's channel addresses is its recipient. */
+export async function deliverMail(shard: Shard, mail: InboundMail): Promise<'delivered' | 'unknown' | 'refused'> {
+  const decoded = decodeEmailAddress(mail.to, gatewayDomain(shard));
+  const record = decoded && channelEmailByToken(shard, decoded.token);
+  const realm = record && shard.realm(record.realmId);
+  if (!decoded || !record || !realm) return 'unknown';
+  const stream = realm.streams.get(record.streamId);
+  const sender = realm.users.get(record.senderId);
+  const creator = realm.users.get(record.creatorId);
+  // An address dies with its channel, its sender or the user who asked for it.
+  if (!stream || stream.isArchived || !sender?.isActive || !creator?.isActive || realm.realm.deactivated) return 'refused';
+  const { options } = decoded;
+  const preferText = options.prefer_text ?? true;
+  let body = (preferText ? mail.text : null) ?? (mail.html ? htmlToText(mail.html) : (mail.text ?? ''));
+  body = body.replace(/\0/g, '').replace(/\r\n/g, '\n');
+  if (!options.include_quotes) body = dropQuotes(body);
+  if (!options.include_footer) body = filterFooter(body);
+  if (!body.endsWith('\n')) body += '\n';
+  if (body.trim() === '') body = '(No email body)';
+  const preamble = options.show_sender ? `From: ${mail.from}\n` : '';
+  const links: string[] = [];
+  for (const file of mail.attachments) {
+    const rec = await doUpload(shard, realm, sender, { field: 'file', filename: file.filename, tmpPath: file.tmpPath, size: file.size, contentType: file.contentType });
+    links.push(`[${rec.name}](${uploadUrl(rec.pathId)})`);
+  }
+  const postamble = links.length > 0 ? `\n${links.join('\n')}` : '';
+  const room = MAX_MESSAGE_LENGTH - preamble.length - postamble.length;
+  if ([...body].length > room) body = [...body].slice(0, room - '\n[message truncated]'.length).join('') + '\n[message truncated]';
+  const topic = normalizeTopic(realm, stripFromSubject(mail.subject) || '(no topic)');
+  await doSendMessage(shard, realm, { sender, stream, topic, content: (preamble + body + postamble).trimEnd(), client: 'ZulipEmailMirror', readBySender: false });
+  return 'delivered';
+}
+
+/** Whether a recipient names one of this shard's channel addresses (RCPT TO, before the data). */
+export function knowsAddress(shard: Shard, to: string): boolean {
+  const decoded = decodeEmailAddress(to, gatewayDomain(shard));
+  return decoded !== null && channelEmailByToken(shard, decoded.token) !== undefined;
+}

@@ -1,0 +1,35 @@
+import { field, optional, registerIntegration, type WebhookMessage, type WebhookRequest } from './registry.js';
+
+/**
+ * Prometheus Alertmanager (zerver/webhooks/alertmanager): one message per topic and status,
+ * the topic being the label (or annotation) named by `name` (default `instance`) and each
+ * alert's text the one named by `desc` (default `alertname`).
+ */
+function handle(req: WebhookRequest): WebhookMessage[] {
+  const nameField = req.params.name ?? 'instance';
+  const descField = req.params.desc ?? 'alertname';
+  const topics = new Map<string, { firing: string[]; resolved: string[] }>();
+  for (const alert of field<unknown[]>(req.payload, 'alerts')) {
+    const labels = optional<Record<string, string>>(alert, 'labels') ?? {};
+    const annotations = optional<Record<string, string>>(alert, 'annotations') ?? {};
+    const name = labels[nameField] ?? annotations[nameField] ?? '(unknown)';
+    const desc = labels[descField] ?? annotations[descField] ?? `<missing field: ${descField}>`;
+    const url = field<string>(alert, 'generatorURL').replaceAll('tab=1', 'tab=0');
+    let entry = topics.get(name);
+    if (!entry) topics.set(name, (entry = { firing: [], resolved: [] }));
+    const status = field<string>(alert, 'status');
+    (status === 'firing' ? entry.firing : entry.resolved).push(`${desc} ([graph](${url}))`);
+  }
+  const out: WebhookMessage[] = [];
+  for (const [topic, statuses] of topics) {
+    for (const [status, messages] of Object.entries(statuses)) {
+      if (messages.length === 0) continue;
+      const [icon, title] = status === 'firing' ? [':alert:', 'FIRING'] : [':squared_ok:', 'Resolved'];
+      const body = messages.length === 1 ? `${icon} **${title}** ${messages[0]}` : `${icon} **${title}**\n${messages.map((m) => `* ${m}`).join('\n')}`;
+      out.push({ topic, body });
+    }
+  }
+  return out;
+}
+
+registerIntegration({ name: 'alertmanager', displayName: 'Prometheus Alertmanager', webhookName: 'Alertmanager', allEventTypes: null, params: ['name', 'desc'], handle });

@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { simpleParser } from 'mailparser';
+import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
+import type { ResolvedConfig } from '../config.js';
+import { log } from '../lib/log.js';
+import type { InboundMail } from '../api/email-gateway/deliver.js';
+import type { ShardPool } from '../shard/pool.js';
+import { uploadsTmpDir } from '../store/uploads.js';
+
+/**
+ * The email gateway's SMTP listener (off unless emailGateway.enabled and emailGateway.port are
+ * set): the reference's email_mirror, fed by its Postfix. Recipients are checked before the
+ * data (unknown addresses: 550), mail over maxMessageBytes is refused (552), and each accepted
+ * recipient's shard posts the mail (api/email-gateway/deliver.ts). It relays nothing: a mail
+ * whose recipients are all unknown is never accepted.
+ */
+export interface MailListener {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** The From header as sent (the reference shows str(message["From"])), unfolded. */
+function fromHeader(lines: readonly { key: string; line: string }[]): string | undefined {
+  const line = lines.find((l) => l.key === 'from')?.line;
+  return line?.replace(/^from:\s*/i, '').replace(/\r?\n\s+/g, ' ').trim();
+}
+
+export async function startMailListener(config: ResolvedConfig, pool: ShardPool, shards: () => number[]): Promise<MailListener> {
+  // Which shard knows an address: asked of each, since addresses carry no realm.
+  const shardFor = async (to: string): Promise<number | null> => {
+    for (const shard of new Set(shards())) if (await pool.admin<boolean>(shard, { kind: 'admin', op: 'mailRecipient', to })) return shard;
+    return null;
+  };
+  const server = new SMTPServer({
+    name: config.emailGateway.domain ?? config.externalHost.replace(/:\d+$/, ''),
+    banner: 'Stoa email gateway',
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    size: config.emailGateway.maxMessageBytes,
+    logger: false,
+    onRcptTo(address: SMTPServerAddress, _session: SMTPServerSession, callback: (err?: Error | null) => void) {
+      shardFor(address.address).then(
+        (shard) => callback(shard === null ? Object.assign(new Error('Address not recognized by gateway.'), { responseCode: 550 }) : null),
+        (err) => callback(Object.assign(err instanceof Error ? err : new Error(String(err)), { responseCode: 451 })),
+      );
+    },
+    onData(stream, session, callback) {
+      const tmpFiles: string[] = [];
+      (async () => {
+        const parsed = await simpleParser(stream);
+        if ((stream as { sizeExceeded?: boolean }).sizeExceeded) throw Object.assign(new Error('Message exceeds the fixed maximum message size'), { responseCode: 552 });
+        const dir = uploadsTmpDir(config.dataDir);
+        await mkdir(dir, { recursive: true });
+        for (const rcpt of session.envelope.rcptTo) {
+          const shard = await shardFor(rcpt.address);
+          if (shard === null) continue;
+          // Each recipient's shard moves its own copies of the attachments into its uploads.
+          const attachments = [];
+          for (const a of parsed.attachments) {
+            const tmpPath = join(dir, randomBytes(16).toString('hex'));
+            await writeFile(tmpPath, a.content);
+            tmpFiles.push(tmpPath);
+            attachments.push({ filename: a.filename ?? 'attachment', contentType: a.contentType, tmpPath, size: a.size });
+          }
+          const mail: InboundMail = { to: rcpt.address, from: fromHeader(parsed.headerLines) ?? (session.envelope.mailFrom ? session.envelope.mailFrom.address : ''), subject: parsed.subject ?? '', text: parsed.text ?? null, html: typeof parsed.html === 'string' ? parsed.html : null, attachments };
+          const result = await pool.admin<string>(shard, { kind: 'admin', op: 'mail', mail });
+          if (result !== 'delivered') throw Object.assign(new Error('Mail refused by gateway.'), { responseCode: 550 });
+        }
+      })().then(
+        () => callback(null),
+        (err: Error & { responseCode?: number }) => {
+          if (!err.responseCode) log.error({ err }, 'email gateway: delivery failed');
+          callback(Object.assign(err, { responseCode: err.responseCode ?? 451 }));
+        },
+      ).finally(() => Promise.all(tmpFiles.map((f) => unlink(f).catch(() => undefined))));
+    },
+  });
+  server.on('error', (err) => log.error({ err }, 'email gateway: SMTP error'));
+  const port = await new Promise<number>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(config.emailGateway.port!, config.emailGateway.bind, () => resolve((server.server.address() as { port: number }).port));
+  });
+  return { port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
