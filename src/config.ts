@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
+import type { EmailConfig } from './lib/mail.js';
 
 /** The project root: this file is compiled to dist/src/config.js. */
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,6 +34,10 @@ export interface Config {
   webhookAllowPrivateAddresses: boolean;
   /** The email gateway (api/email-gateway/): channel addresses, and an SMTP listener if `port` is set. */
   emailGateway: { enabled: boolean; domain: string | null; port: number | null; bind: string; maxMessageBytes: number };
+  /** Outgoing mail (invitations): through `smtp` when set, else files in <dataDir>/outbox (lib/mail.ts). */
+  email: EmailConfig;
+  /** Minutes an invitation stays valid when its creator does not say (the reference's INVITATION_LINK_VALIDITY_DAYS). */
+  invitationValidityMinutes: number;
 }
 
 /** A config with every default filled in, once the listening port is known. */
@@ -94,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhookAllowPrivateAddresses: envFlag(env, 'STOA_WEBHOOK_ALLOW_PRIVATE_ADDRESSES'),
   };
   for (const [key, value] of Object.entries({ ...fromEnv, ...overrides })) if (value !== undefined) merged[key] = value;
+  applySmtpEnv(env, merged);
   if (!validate(merged)) {
     const e = validate.errors![0];
     const where = e.instancePath ? `option "${e.instancePath.slice(1).replace(/\//g, '.')}"` : 'config';
@@ -102,6 +108,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   merged.dataDir = resolve(merged.dataDir as string);
   return merged as unknown as Config;
+}
+
+/**
+ * STOA_SMTP_HOST, STOA_SMTP_PORT, STOA_SMTP_USER, STOA_SMTP_PASSWORD and STOA_EMAIL_FROM, so that
+ * a mail password can come from the environment rather than a file.
+ */
+function applySmtpEnv(env: NodeJS.ProcessEnv, merged: Record<string, unknown>): void {
+  const email = { ...(merged.email as EmailConfig | undefined) };
+  if (env.STOA_EMAIL_FROM) email.from = env.STOA_EMAIL_FROM;
+  if (env.STOA_SMTP_HOST) email.smtp = { ...email.smtp, host: env.STOA_SMTP_HOST };
+  if (email.smtp) {
+    const port = envInt(env, 'STOA_SMTP_PORT');
+    if (port !== undefined) email.smtp.port = port;
+    if (env.STOA_SMTP_USER) email.smtp.user = env.STOA_SMTP_USER;
+    if (env.STOA_SMTP_PASSWORD) email.smtp.password = env.STOA_SMTP_PASSWORD;
+  }
+  merged.email = email;
 }
 
 export function resolveConfig(config: Config, port: number): ResolvedConfig {

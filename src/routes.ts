@@ -115,8 +115,25 @@ export const routes: readonly Route[] = [
   r('GET', '/attachments', 'attachments.list'),
   r('DELETE', '/attachments/{attachment_id}', 'attachments.remove'),
 
+  r('GET', '/invites', 'invites.list'),
+  r('POST', '/invites', 'invites.create'),
+  r('POST', '/invites/multiuse', 'invites.createMultiuse'),
+  r('DELETE', '/invites/multiuse/{invite_id}', 'invites.revokeMultiuse'),
+  r('DELETE', '/invites/{invite_id}', 'invites.revoke'),
+  r('POST', '/invites/{invite_id}/resend', 'invites.resend'),
+
   r('POST', '/users/me/apns_device_token', 'devices.addApns'),
   r('DELETE', '/users/me/apns_device_token', 'devices.removeApns'),
   r('POST', '/users/me/android_gcm_reg_id', 'devices.addGcm'),
   r('DELETE', '/users/me/android_gcm_reg_id', 'devices.removeGcm'),
+];
+
+/**
+ * Pages outside /api/v1, for people rather than clients: the front end answers them with the
+ * HTML the operation renders (front/pages.ts).
+ */
+export const pageRoutes: readonly Route[] = [
+  // An invitation link, as the reference writes it (trailing slash; one without is accepted).
+  r('GET', '/join/{key}/', 'invites.joinPage'),
+  r('POST', '/join/{key}/', 'invites.join'),
 ];

@@ -1,16 +1,16 @@
 import t from 'tap';
 import { operations } from '../src/api/registry.js';
-import { routes } from '../src/routes.js';
+import { pageRoutes, routes } from '../src/routes.js';
 import { DEVIATIONS, findTemplate } from './helpers/openapi.js';
 import { UNDOCUMENTED } from './helpers/undocumented.js';
 
 t.test('route table', async (t) => {
   t.test('every route names an operation the shards run', async (t) => {
-    for (const route of routes) t.ok(operations[route.op], `${route.method} ${route.path} -> ${route.op} exists`);
+    for (const route of [...routes, ...pageRoutes]) t.ok(operations[route.op], `${route.method} ${route.path} -> ${route.op} exists`);
   });
 
   t.test('every operation is reachable by a route', async (t) => {
-    const routed = new Set(routes.map((r) => r.op));
+    const routed = new Set([...routes, ...pageRoutes].map((r) => r.op));
     for (const name of Object.keys(operations)) t.ok(routed.has(name), `${name} has a route`);
   });
 

@@ -5,6 +5,7 @@ import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
 import { operations as emailGateway } from './email-gateway/index.js';
 import { operations as events } from './events/index.js';
+import { operations as invites } from './invites/index.js';
 import { operations as linkifiers } from './linkifiers/index.js';
 import { operations as messages } from './messages/index.js';
 import { operations as playgrounds } from './playgrounds/index.js';
@@ -29,6 +30,7 @@ export const operations: Record<string, Operation<any>> = {
   ...devices,
   ...emailGateway,
   ...events,
+  ...invites,
   ...linkifiers,
   ...messages,
   ...playgrounds,

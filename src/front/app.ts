@@ -11,6 +11,7 @@ import type { ShardPool } from '../shard/pool.js';
 import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { uploadsTmpDir } from '../store/uploads.js';
 import { paramParser } from './body.js';
+import { pageRouter } from './pages.js';
 import { acceptsParam, methodMatcher, orderRoutes } from './route-order.js';
 import { staticFiles } from './static.js';
 import { webhookParams } from './webhook.js';
@@ -137,6 +138,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     }
     await next();
   });
+  app.use(pageRouter(realmFor, pool, parseParams));
   app.use(router.routes());
 
   return { app, refreshRealms, realmFor };

@@ -18,6 +18,9 @@ import type { MessageIds } from './message-ids.js';
  *   channelFolders [realmId, folderId]         -> ChannelFolderRecord
  *   groups    [realmId, groupId]               -> GroupRecord
  *   devices   [realmId, userId, kind, token]   -> DeviceRecord
+ *   invites   [realmId, inviteId]              -> InviteRecord (email invitations and reusable
+ *                                                 links; used and revoked ones stay)
+ *   inviteKeys [realmId, key]                  -> inviteId: the secret of a /join/<key>/ link
  *   meta      'seq:<kind>'                     -> last id handed out (user, stream, group;
  *                                                 'seq:message' is this shard's high-water mark)
  *
@@ -85,6 +88,8 @@ export interface ShardStore {
   formerSubs: Database;
   userTopics: Database;
   channelFolders: Database;
+  invites: Database;
+  inviteKeys: Database;
   botStorage: Database;
   channelEmails: Database;
   jobs: Database;
@@ -131,6 +136,8 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     formerSubs: db('formerSubs'),
     userTopics: db('userTopics'),
     channelFolders: db('channelFolders'),
+    invites: db('invites'),
+    inviteKeys: db('inviteKeys'),
     botStorage: db('botStorage'),
     channelEmails: db('channelEmails'),
     jobs: db('jobs'),

@@ -366,6 +366,9 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
       return;
     case 'channel_folder':
       return applyChannelFolder(state, event);
+    // No state in /register: a client showing invitations fetches GET /invites again.
+    case 'invites_changed':
+      return;
     case 'realm_bot':
       return applyRealmBot(state, event);
     case 'default_streams':

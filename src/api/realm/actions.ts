@@ -5,6 +5,7 @@ import { RealmState } from '../../model/realm-state.js';
 import { defaultRealmSettings } from '../../model/realm-settings.js';
 import { ROLE, type RealmRecord, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
+import { welcomeBot } from '../invites/onboarding.js';
 import { notificationBot } from '../messages/notices.js';
 import { createInitialChannels } from '../streams/actions.js';
 import { checkCreateUser, doCreateUser } from '../users/actions.js';
@@ -65,5 +66,6 @@ export async function doCreateRealm(shard: Shard, spec: NewRealm): Promise<Creat
   const owner = await doCreateUser(shard, state, ownerSpec);
   await createInitialChannels(shard, state, owner);
   await notificationBot(shard, state);
+  await welcomeBot(shard, state);
   return { realm, owner, ownerPassword: ownerSpec.password, url: shard.realmUrl(realm) };
 }

@@ -156,12 +156,17 @@ export function removeSubscriptions(shard: Shard, realm: RealmState, out: Outbox
   return { removed, notSubscribed };
 }
 
+/** The realm's default channels a new user joins (archived ones no longer count). */
+export function defaultChannels(realm: RealmState): StreamRecord[] {
+  return [...realm.defaultStreamIds].map((id) => realm.streams.get(id)!).filter((s) => !s.isArchived);
+}
+
 /**
  * Subscribes a new user to the realm's default channels. Safe to call again: channels the user
  * is subscribed to already are left alone.
  */
 export async function subscribeToDefaultChannels(shard: Shard, realm: RealmState, user: UserRecord): Promise<void> {
-  const streams = [...realm.defaultStreamIds].map((id) => realm.streams.get(id)!).filter((s) => !s.isArchived);
+  const streams = defaultChannels(realm);
   if (streams.length === 0) return;
   const out = outbox(shard);
   addSubscriptions(shard, realm, out, streams, [user], { fromUserCreation: true });

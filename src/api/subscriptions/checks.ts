@@ -28,7 +28,7 @@ export function resolvePrincipals(realm: RealmState, principals: unknown[]): Use
  * can_add_subscribers_group, administrators, the channel's administrators, or its
  * can_add_subscribers_group. Guests never.
  */
-function canAddSubscribers(realm: RealmState, user: UserRecord, stream: StreamRecord): boolean {
+export function canAddSubscribers(realm: RealmState, user: UserRecord, stream: StreamRecord): boolean {
   if (isGuest(user)) return false;
   const realmSetting = realm.realm.settings.can_add_subscribers_group as GroupSetting | undefined;
   if (realmSetting !== undefined && userHasPermission(realm, user, realmSetting)) return true;

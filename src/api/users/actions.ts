@@ -1,13 +1,13 @@
 import { generateApiKey, hashPassword } from '../../lib/auth.js';
 import { badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
-import { ROLE, type Role, type UserRecord } from '../../model/types.js';
+import { ROLE, type Role, type StreamRecord, type UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { inaccessibleUserView } from './views.js';
 import { personForEvent } from './access-events.js';
 import { canAccessUser, usersWhoCanAccess } from '../../model/user-access.js';
-import { queuePeerEvents, subscribeToDefaultChannels } from '../subscriptions/actions.js';
-import { flush, outbox } from '../../shard/outbox.js';
+import { addSubscriptions, defaultChannels, queuePeerEvents } from '../subscriptions/actions.js';
+import { flush, outbox, type Outbox } from '../../shard/outbox.js';
 import { setReadMark } from '../../model/read-state.js';
 import { directGroupsOf } from '../../model/groups.js';
 import type { WriteBatch } from '../../store/shard-store.js';
@@ -27,6 +27,13 @@ export interface NewUser {
   isSystemBot?: boolean;
   /** A bot's default channels and service (api/bots/). */
   bot?: BotProfile;
+  /** The channels to join instead of the realm's default channels (an invitation names its own). */
+  streams?: StreamRecord[];
+  /**
+   * Further writes and events for the account's own transaction, made once the user exists (an
+   * invitation marked used, its groups joined): the account and they are committed together.
+   */
+  inSameTransaction?: (out: Outbox, user: UserRecord) => void;
 }
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.?[^@\s]*$/;
@@ -87,7 +94,8 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
   const passwordHash = spec.password ? await hashPassword(spec.password) : null;
   // Hashing yields the thread: check again, another request may have taken the email meanwhile.
   checkCreateUser(realm, spec);
-  const batch = shard.batch();
+  const out = outbox(shard);
+  const { batch } = out;
   const user: UserRecord = {
     id: shard.allocate(batch, 'user'),
     realmId: realm.id,
@@ -128,9 +136,13 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
   emitGroupJoins(batch, realm, user);
   // Those who administer a new bot also get its API key and services (realm_bot add).
   if (user.isBot) sendBotCreated((event, ids) => batch.emit(realm.id, event, ids), realm, user);
-  await batch.commit();
-  // Only humans join the default channels (the reference's process_new_human_user).
-  if (!user.isBot) await subscribeToDefaultChannels(shard, realm, user);
+  // The account, its channels and whatever the caller adds are one transaction: no account
+  // exists without them after a crash. Only humans join the default channels (the reference's
+  // process_new_human_user).
+  const streams = spec.streams ?? (user.isBot ? [] : defaultChannels(realm));
+  if (streams.length > 0) addSubscriptions(shard, realm, out, streams, [user], { fromUserCreation: true });
+  spec.inSameTransaction?.(out, user);
+  await flush(shard, realm, out);
   return user;
 }
 

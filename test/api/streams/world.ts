@@ -5,7 +5,8 @@ import { doCreateRealm } from '../../../src/api/realm/actions.js';
 import { createInitialChannels } from '../../../src/api/streams/actions.js';
 import { subscribeToDefaultChannels } from '../../../src/api/subscriptions/actions.js';
 import { doCreateUser } from '../../../src/api/users/actions.js';
-import { loadConfig, resolveConfig } from '../../../src/config.js';
+import { loadConfig, resolveConfig, type Config } from '../../../src/config.js';
+import type { RealmState } from '../../../src/model/realm-state.js';
 import { ROLE, type Role, type UserRecord } from '../../../src/model/types.js';
 import { createRealm } from '../../../src/realms.js';
 import { Shard } from '../../../src/shard/shard.js';
@@ -41,6 +42,10 @@ export interface WorldOptions {
   settings?: Record<string, unknown>;
   /** Realm settings naming a system group: setting -> group name (e.g. 'role:administrators'). */
   groupSettings?: Record<string, string>;
+  /** Server configuration beyond the test defaults (e.g. an SMTP server). */
+  config?: Partial<Config>;
+  /** Further preparation of the root realm before the server starts (users, groups). */
+  prepare?: (shard: Shard, realm: RealmState) => Promise<void>;
 }
 
 const cred = (u: UserRecord): Person => ({ email: u.email, apiKey: u.apiKey, userId: u.id });
@@ -59,7 +64,7 @@ async function populate(shard: Shard, realmId: number, domain: string, owner: Us
     return user;
   };
   const hamlet = await make('hamlet', ROLE.member);
-  return {
+  const cast: Cast = {
     owner: cred(owner),
     admin: cred(await make('admin', ROLE.administrator)),
     hamlet: cred(hamlet),
@@ -67,6 +72,8 @@ async function populate(shard: Shard, realmId: number, domain: string, owner: Us
     polonius: cred(await make('polonius', ROLE.guest)),
     bot: cred(await make('hamlet-bot', ROLE.member, { isBot: true, botType: 1, botOwnerId: hamlet.id })),
   };
+  await opts.prepare?.(shard, realm);
+  return cast;
 }
 
 export async function startWorld(t: { teardown(fn: () => unknown): void }, opts: WorldOptions = {}): Promise<World> {
@@ -88,7 +95,7 @@ export async function startWorld(t: { teardown(fn: () => unknown): void }, opts:
     }, { subdomain, name: subdomain || 'Root', ownerEmail: `owner@${domain}`, ownerFullName: 'Owner' });
   }
   await directory.close();
-  const ts = await startTestServer(t, {}, { dataDir });
+  const ts = await startTestServer(t, opts.config ?? {}, { dataDir });
   const otherHost = `other.${ts.server.config.externalHost}`;
   return {
     ts,

@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { RealmState } from '../../model/realm-state.js';
+import { realmSetting } from '../../model/realm-settings.js';
+import { isValidEmail } from '../users/actions.js';
+
+/**
+ * Addresses an invitation or a sign-up may use, as the reference's email_validation.py decides:
+ * a well-formed address, not of a disposable-mail domain (disallow_disposable_email_addresses),
+ * and, in a realm restricted to its domains, of one of them without a `+` (this server keeps no
+ * realm domains, so such a realm admits no new address at all).
+ */
+
+/** The reference's get_invitee_emails_set: split on commas and newlines, `Name <addr>` allowed. */
+export function parseInviteeEmails(raw: string): string[] {
+  const out = new Set<string>();
+  for (const part of raw.split(/[,\n]/)) {
+    const named = /<(.*)>/.exec(part);
+    const email = (named ? named[1] : part).trim();
+    if (email !== '') out.add(email);
+  }
+  return [...out];
+}
+
+/**
+ * The disposable-mail domains (the disposable-email-domains list, about 120,000 of them), read
+ * when an address is checked and then dropped: invitations are rare, and the set costs megabytes
+ * that an idle server should not hold.
+ */
+function disposableDomains(): Set<string> {
+  const path = createRequire(import.meta.url).resolve('disposable-email-domains');
+  return new Set(JSON.parse(readFileSync(path, 'utf8')) as string[]);
+}
+
+function domainOf(email: string): string {
+  return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+}
+
+/**
+ * Why each address may not be used in this realm ("Invalid address.", ...), for those that may
+ * not; the reference's validate_email_is_valid with the realm's validator.
+ */
+export function addressProblems(realm: RealmState, emails: string[]): Map<string, string> {
+  const problems = new Map<string, string>();
+  const restricted = realmSetting(realm, 'emails_restricted_to_domains') === true;
+  const noDisposable = !restricted && realmSetting(realm, 'disallow_disposable_email_addresses') === true;
+  let disposable: Set<string> | null = null;
+  for (const email of emails) {
+    if (!isValidEmail(email)) problems.set(email, 'Invalid address.');
+    else if (restricted && email.slice(0, email.lastIndexOf('@')).includes('+')) problems.set(email, 'Email addresses containing + are not allowed.');
+    else if (restricted) problems.set(email, `Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`);
+    else if (noDisposable && (disposable ??= disposableDomains()).has(domainOf(email))) problems.set(email, 'Please use your real email address.');
+  }
+  return problems;
+}
+
+/**
+ * Addresses that already belong to someone here: [message, deactivated], as the reference's
+ * get_existing_user_errors words them.
+ */
+export function existingUserProblem(realm: RealmState, email: string): [string, boolean] | null {
+  const user = realm.userByEmail(email);
+  if (!user) return null;
+  if (user.isSystemBot) return ['Reserved for system bots.', false];
+  if (!user.isActive) return ['Account has been deactivated.', true];
+  return ['Already has an account.', false];
+}

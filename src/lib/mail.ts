@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, openSync, closeSync, fsyncSync, renameSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import nodemailer, { type Transporter } from 'nodemailer';
+import { log } from './log.js';
+
+/** The `email` section of the configuration (config.ts, schemas/config.schema.json). */
+export interface EmailConfig {
+  /** The From address of the server's mail; null: `Stoa <noreply@<external host name>>`. */
+  from?: string | null;
+  smtp?: SmtpConfig | null;
+}
+
+export interface SmtpConfig {
+  host: string;
+  /** 587 (submission with STARTTLS) unless set; 465 with `secure`. */
+  port?: number;
+  /** TLS from the first byte (port 465), instead of upgrading with STARTTLS. */
+  secure?: boolean;
+  /** Refuse to send unless the server upgrades to TLS. */
+  requireTLS?: boolean;
+  user?: string | null;
+  password?: string | null;
+}
+
+/** What the mailer needs of the server's configuration (config.ts). */
+export interface MailerConfig {
+  dataDir: string;
+  /** host[:port] of the realm URLs; its host name makes the default From address. */
+  externalHost: string;
+  email?: EmailConfig;
+}
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+}
+
+export interface MailResult {
+  via: 'smtp' | 'outbox';
+  /** The outbox file, when the message was kept there. */
+  path?: string;
+  /** Set when SMTP was configured but refused or failed. */
+  error?: string;
+}
+
+/** Milliseconds an SMTP conversation may stall before the send counts as failed. */
+const SMTP_TIMEOUT_MS = 20_000;
+
+/**
+ * The server's outgoing mail (invitations). With `email.smtp` in the config, messages go out
+ * through that server (nodemailer); without one, each is written as an RFC 822 file to
+ * `<dataDir>/outbox` and logged with `note` (the invitation link), so that a self-hoster with no
+ * mail server can still hand the links out. A message the SMTP server refuses is kept the same
+ * way, with the error logged: the caller's change is committed already, and the mail can be
+ * sent again (POST /invites/{id}/resend).
+ */
+export class Mailer {
+  private smtp: Transporter | null = null;
+  private readonly files: Transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  readonly from: string;
+  readonly outboxDir: string;
+
+  constructor(config: MailerConfig) {
+    this.outboxDir = join(config.dataDir, 'outbox');
+    const host = config.externalHost.replace(/:\d+$/, '');
+    this.from = config.email?.from ?? `Stoa <noreply@${host}>`;
+    const smtp = config.email?.smtp;
+    if (smtp) {
+      this.smtp = nodemailer.createTransport({
+        host: smtp.host,
+        port: smtp.port ?? (smtp.secure ? 465 : 587),
+        secure: smtp.secure ?? false,
+        requireTLS: smtp.requireTLS ?? false,
+        auth: smtp.user ? { user: smtp.user, pass: smtp.password ?? '' } : undefined,
+        connectionTimeout: SMTP_TIMEOUT_MS,
+        greetingTimeout: SMTP_TIMEOUT_MS,
+        socketTimeout: SMTP_TIMEOUT_MS,
+      });
+    }
+  }
+
+  get usesSmtp(): boolean {
+    return this.smtp !== null;
+  }
+
+  async send(message: MailMessage, note = ''): Promise<MailResult> {
+    const mail = { from: this.from, ...message };
+    if (this.smtp) {
+      try {
+        await this.smtp.sendMail(mail);
+        return { via: 'smtp' };
+      } catch (err) {
+        const error = (err as Error).message;
+        const path = await this.keep(mail);
+        log.error({ err, to: message.to, path }, `mail to ${message.to} could not be sent; kept in ${path}. ${note}`);
+        return { via: 'outbox', path, error };
+      }
+    }
+    const path = await this.keep(mail);
+    log.warn({ to: message.to, path }, `no SMTP server configured: mail to ${message.to} written to ${path}. ${note}`);
+    return { via: 'outbox', path };
+  }
+
+  /** Writes the message to the outbox: a temporary name, fsynced, then renamed into place. */
+  private async keep(mail: Record<string, unknown>): Promise<string> {
+    const info = await this.files.sendMail(mail);
+    mkdirSync(this.outboxDir, { recursive: true });
+    const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`;
+    const path = join(this.outboxDir, name);
+    const tmp = `${path}.tmp`;
+    const fd = openSync(tmp, 'w');
+    try {
+      writeSync(fd, info.message as Buffer);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+    return path;
+  }
+
+  close(): void {
+    this.smtp?.close();
+  }
+}
+
+const mailers = new WeakMap<MailerConfig, Mailer>();
+
+/** The mailer for a configuration, made on first use (a shard thread has one config object). */
+export function mailerFor(config: MailerConfig): Mailer {
+  let mailer = mailers.get(config);
+  if (!mailer) mailers.set(config, (mailer = new Mailer(config)));
+  return mailer;
+}
