@@ -28,6 +28,11 @@ export interface Config {
   requestLimits: { bodyBytes: number; params: number; depth: number };
   /** How long a stop waits for requests in flight before it closes their connections. */
   stopGraceSeconds: number;
+  /**
+   * How long POST /streams/{id}/delete_topic keeps deleting batches before answering
+   * `complete: false` (the reference's 50 s); the client repeats the request to go on.
+   */
+  deleteTopicBudgetMs?: number;
   /** Embedded bots run in the server (the reference's EMBEDDED_BOTS_ENABLED). */
   embeddedBotsEnabled: boolean;
   /**

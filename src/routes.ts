@@ -40,6 +40,8 @@ export const routes: readonly Route[] = [
   r('GET', '/realm/emoji', 'emoji.list'),
   r('POST', '/realm/emoji/{emoji_name}', 'emoji.upload'),
   r('DELETE', '/realm/emoji/{emoji_name}', 'emoji.remove'),
+  r('POST', '/realm/playgrounds', 'playgrounds.add'),
+  r('DELETE', '/realm/playgrounds/{playground_id}', 'playgrounds.remove'),
 
   r('PATCH', '/settings', 'settings.update'),
   // Deprecated aliases since feature level 80, still used by older clients.
@@ -85,12 +87,27 @@ export const routes: readonly Route[] = [
   r('GET', '/streams/{stream_id}/email_address', 'streams.emailAddress'),
   r('PATCH', '/streams/{stream_id}', 'streams.update'),
   r('DELETE', '/streams/{stream_id}', 'streams.archive'),
+  r('GET', '/streams/{stream_id}/members', 'streams.members'),
+  r('POST', '/streams/{stream_id}/delete_topic', 'streams.deleteTopic'),
   r('GET', '/get_stream_id', 'streams.getId'),
+
+  r('POST', '/default_streams', 'defaultStreams.add'),
+  r('DELETE', '/default_streams', 'defaultStreams.remove'),
+
+  // Channel folders: feature levels 389-418, after the 10.2 OpenAPI description.
+  r('POST', '/channel_folders/create', 'channelFolders.create'),
+  r('GET', '/channel_folders', 'channelFolders.list'),
+  r('PATCH', '/channel_folders', 'channelFolders.reorder'),
+  r('PATCH', '/channel_folders/{channel_folder_id}', 'channelFolders.update'),
 
   r('GET', '/users/me/subscriptions', 'subscriptions.list'),
   r('POST', '/users/me/subscriptions', 'subscriptions.add'),
   r('DELETE', '/users/me/subscriptions', 'subscriptions.remove'),
+  r('PATCH', '/users/me/subscriptions', 'subscriptions.update'),
+  r('GET', '/users/{user_id}/subscriptions/{stream_id}', 'subscriptions.status'),
   r('POST', '/users/me/subscriptions/properties', 'subscriptions.updateProperties'),
+  r('PATCH', '/users/me/subscriptions/muted_topics', 'userTopics.muteLegacy'),
+  r('POST', '/user_topics', 'userTopics.update'),
 
   r('POST', '/register', 'events.register'),
   r('GET', '/events', 'events.get'),
@@ -102,7 +119,10 @@ export const routes: readonly Route[] = [
   r('GET', '/users/{user_id_or_email}/presence', 'presence.user'),
 
   r('POST', '/messages', 'messages.send'),
+  // Literal segments before parameters until the router prefers them itself.
+  r('GET', '/messages/matches_narrow', 'messages.matchesNarrow'),
   r('GET', '/messages/{message_id}', 'messages.get'),
+  r('GET', '/messages/{message_id}/read_receipts', 'messages.readReceipts'),
   r('GET', '/users/me/{stream_id}/topics', 'messages.topics'),
   r('PATCH', '/messages/{message_id}', 'messages.update'),
   r('DELETE', '/messages/{message_id}', 'messages.delete'),

@@ -4,6 +4,8 @@ import { operations as muting } from './muting/index.js';
 import { operations as profileFields } from './profile-fields/index.js';
 import { operations as userDefaults } from './user-defaults/index.js';
 import { operations as userStatus } from './user-status/index.js';
+import { operations as channelFolders } from './channel-folders/index.js';
+import { operations as defaultStreams } from './default-streams/index.js';
 import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
 import { operations as drafts } from './drafts/index.js';
@@ -13,6 +15,7 @@ import { operations as events } from './events/index.js';
 import { operations as invites } from './invites/index.js';
 import { operations as linkifiers } from './linkifiers/index.js';
 import { operations as messages } from './messages/index.js';
+import { operations as playgrounds } from './playgrounds/index.js';
 import { operations as presence } from './presence/index.js';
 import { operations as realm } from './realm/index.js';
 import { operations as reminders } from './reminders/index.js';
@@ -27,11 +30,14 @@ import { operations as typing } from './typing/index.js';
 import { operations as uploads } from './uploads/index.js';
 import { operations as userGroups } from './user_groups/index.js';
 import { operations as users } from './users/index.js';
+import { operations as userTopics } from './user-topics/index.js';
 import { operations as webhooks } from './webhooks/index.js';
 
 /** Every operation the shards run, by the name the route table (src/routes.ts) uses. */
 export const operations: Record<string, Operation<any>> = {
   ...bots,
+  ...channelFolders,
+  ...defaultStreams,
   ...devices,
   ...drafts,
   ...emoji,
@@ -40,6 +46,7 @@ export const operations: Record<string, Operation<any>> = {
   ...invites,
   ...linkifiers,
   ...messages,
+  ...playgrounds,
   ...presence,
   ...realm,
   ...reminders,
@@ -59,5 +66,6 @@ export const operations: Record<string, Operation<any>> = {
   ...userDefaults,
   ...userStatus,
   ...userGroups,
+  ...userTopics,
   ...webhooks,
 };

@@ -3,6 +3,8 @@ export type SubInterval = [number, number | null];
 
 import { PeopleState } from './people.js';
 import type { GroupRecord, RealmEmojiRecord, RealmRecord, StreamRecord, SubscriptionRecord, UserRecord } from './types.js';
+import { UserTopics } from './user-topics.js';
+import type { ChannelFolderRecord } from './channel-folders.js';
 
 /**
  * One realm's organization model, held in memory by the shard that owns the realm.
@@ -43,6 +45,11 @@ export class RealmState {
 
   /** Custom emoji by id, deactivated ones included (api/emoji/). */
   readonly realmEmoji = new Map<number, RealmEmojiRecord>();
+
+  /** Each user's topic visibility policies (model/user-topics.ts). */
+  readonly userTopics = new UserTopics();
+  /** The realm's channel folders by id (model/channel-folders.ts). */
+  readonly channelFolders = new Map<number, ChannelFolderRecord>();
 
   /** The realm's URL (Shard.realmUrl), set when the shard loads or creates the realm. */
   url = '';

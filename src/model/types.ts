@@ -22,6 +22,8 @@ export interface RealmRecord {
   settings: Record<string, unknown>;
   /** Realm linkifiers in the order they apply (api/linkifiers/); absent until the first is added. */
   linkifiers?: { id: number; pattern: string; urlTemplate: string }[];
+  /** Code playgrounds by id (api/playgrounds/); absent until the first is added. */
+  playgrounds?: { id: number; name: string; pygmentsLanguage: string; urlTemplate: string }[];
   /**
    * The realm's defaults for new users (PATCH /realm/user_settings_defaults), by setting name:
    * only those that differ from the server's (api/user-defaults/); absent until one is changed.
@@ -129,6 +131,8 @@ export interface StreamRecord {
    * shard derives it at load).
    */
   firstMessageId?: number | null;
+  /** The channel folder it is in (api/channel-folders/); absent or null: none. */
+  folderId?: number | null;
 }
 
 /** One user's subscription to one channel; deleted on unsubscribe. */

@@ -5,6 +5,8 @@ import { MessageIds } from '../store/message-ids.js';
 import { firstMessageIn } from '../store/messages.js';
 import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type ProfileFieldRecord, type RealmEmojiRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord, type UserStatusRecord } from '../model/types.js';
 import type { Database } from 'lmdb';
+import type { UserTopicRecord } from '../model/user-topics.js';
+import type { ChannelFolderRecord } from '../model/channel-folders.js';
 import { openShardStore, PendingWrites, shardPath, WriteBatch, type Key, type ShardStore, type StoreView } from '../store/shard-store.js';
 import { EventBus } from './events.js';
 import { TimerWheel } from '../lib/timer-wheel.js';
@@ -108,6 +110,8 @@ export class Shard implements StoreView {
     for (const { key, value } of store.groups.getRange({})) realmOf(key).setGroup(value as GroupRecord);
     for (const realm of realms.values()) normalizeSystemGroupSettings(realm);
     for (const { key, value } of store.readMarks.getRange({})) realmOf(key).readMarks.set((key as number[])[1], value as number);
+    for (const { key, value } of store.userTopics.getRange({})) realmOf(key).userTopics.set(value as UserTopicRecord);
+    for (const { key, value } of store.channelFolders.getRange({})) realmOf(key).channelFolders.set((key as number[])[1], value as ChannelFolderRecord);
     for (const { key, value } of store.subHistory.getRange({})) {
       const [, userId, streamId] = key as number[];
       realmOf(key).setIntervals(userId, streamId, value as SubInterval[]);

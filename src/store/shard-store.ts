@@ -13,6 +13,9 @@ import type { MessageIds } from './message-ids.js';
  *   streams   [realmId, streamId]              -> StreamRecord
  *   subs      [realmId, userId, streamId]      -> SubscriptionRecord
  *   formerSubs [realmId, userId, streamId]     -> SubscriptionRecord of a channel the user left
+ *   userTopics [realmId, userId, streamId, topicKey] -> UserTopicRecord: a topic's visibility
+ *                                                 policy for one user (muted, unmuted, followed)
+ *   channelFolders [realmId, folderId]         -> ChannelFolderRecord
  *   groups    [realmId, groupId]               -> GroupRecord
  *   devices   [realmId, userId, kind, token]   -> DeviceRecord
  *   profileFields [realmId, fieldId]           -> ProfileFieldRecord (custom profile fields)
@@ -100,6 +103,8 @@ export interface ShardStore {
   alertWords: Database;
   emoji: Database;
   emojiImages: Database;
+  userTopics: Database;
+  channelFolders: Database;
   invites: Database;
   inviteKeys: Database;
   botStorage: Database;
@@ -160,6 +165,8 @@ export function openShardStore(dataDir: string, shard: number, readOnly = false)
     emoji: db('emoji'),
     // Raw bytes: an image gains nothing from msgpack.
     emojiImages: env.openDB({ name: 'emojiImages', encoding: 'binary' }),
+    userTopics: db('userTopics'),
+    channelFolders: db('channelFolders'),
     invites: db('invites'),
     inviteKeys: db('inviteKeys'),
     botStorage: db('botStorage'),

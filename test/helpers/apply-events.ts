@@ -47,8 +47,24 @@ function addUnread(unread: Unread, me: number, id: number, where: { type: string
   if (mentioned && !unread.mentions.includes(id)) unread.mentions.push(id);
 }
 
-function recount(unread: Unread): void {
-  unread.count = [...unread.pms, ...unread.streams, ...unread.huddles].reduce((n, b) => n + b.unread_message_ids.length, 0);
+/**
+ * Whether a topic is muted for the client, from its subscriptions' is_muted and its user_topics
+ * (the reference's is_row_muted): muted topics, and muted channels but for unmuted and followed
+ * topics. Without user_topics in the snapshot, only channel muting counts.
+ */
+function topicMuted(state: State, streamId: number, topic: string): boolean {
+  const channelMuted = (state.subscriptions as { stream_id: number; is_muted: boolean }[] | undefined)?.find((s) => s.stream_id === streamId)?.is_muted === true;
+  const entry = (state.user_topics as { stream_id: number; topic_name: string; visibility_policy: number }[] | undefined)?.find(
+    (t) => t.stream_id === streamId && t.topic_name.toLowerCase() === topic.toLowerCase(),
+  );
+  const policy = entry?.visibility_policy ?? 0;
+  return channelMuted ? policy !== 2 && policy !== 3 : policy === 1;
+}
+
+/** unread_msgs.count: every unread message but those of muted channels and topics. */
+function recount(unread: Unread, state?: State): void {
+  const streams = state ? unread.streams.filter((b) => !topicMuted(state, b.stream_id, b.topic)) : unread.streams;
+  unread.count = [...unread.pms, ...streams, ...unread.huddles].reduce((n, b) => n + b.unread_message_ids.length, 0);
 }
 
 function applyMessage(state: State, me: number, event: Event): void {
@@ -58,7 +74,7 @@ function applyMessage(state: State, me: number, event: Event): void {
   if (state.unread_msgs && !flags.includes('read')) {
     const where = msg.type === 'stream' ? { type: 'stream', stream_id: msg.stream_id, topic: msg.subject } : { type: 'private', user_ids: msg.display_recipient.map((r: { id: number }) => r.id) };
     addUnread(state.unread_msgs, me, msg.id, where, flags.some((f) => /mentioned/.test(f)));
-    recount(state.unread_msgs);
+    recount(state.unread_msgs, state);
   }
   if (state.starred_messages && flags.includes('starred')) state.starred_messages.push(msg.id);
   if (state.recent_private_conversations && msg.type === 'private') {
@@ -87,7 +103,7 @@ function applyFlags(state: State, me: number, event: Event): void {
         addUnread(state.unread_msgs, me, id, where, d.mentioned === true);
       }
     }
-    recount(state.unread_msgs);
+    recount(state.unread_msgs, state);
   }
   if (event.flag === 'starred' && state.starred_messages) {
     if (event.op === 'add') state.starred_messages = [...new Set([...state.starred_messages, ...ids])].sort((a, b) => a - b);
@@ -115,6 +131,8 @@ function applyUpdateMessage(state: State, event: Event): void {
     for (const id of moving) addUnread(state.unread_msgs, -1, id, { type: 'stream', stream_id: event.new_stream_id ?? bucket.stream_id, topic: event.subject ?? bucket.topic }, false);
   }
   state.unread_msgs.streams = state.unread_msgs.streams.filter((b: { unread_message_ids: number[] }) => b.unread_message_ids.length > 0);
+  // A move can take unread messages into or out of a muted topic.
+  recount(state.unread_msgs, state);
 }
 
 function applySubscription(state: State, me: number, event: Event): void {
@@ -141,12 +159,14 @@ function applySubscription(state: State, me: number, event: Event): void {
         if (unread) {
           const ids = new Set(unread.streams.filter((b) => b.stream_id === gone.stream_id).flatMap((b) => b.unread_message_ids));
           dropIds(unread, ids);
-          recount(unread);
+          recount(unread, state);
         }
       }
       break;
     case 'update':
       for (const sub of subs) if (sub.stream_id === event.stream_id) sub[event.property] = event.value;
+      // Muting a channel takes its unread messages out of the count.
+      if (event.property === 'is_muted' && state.unread_msgs) recount(state.unread_msgs, state);
       break;
     case 'peer_add':
     case 'peer_remove':
@@ -189,6 +209,32 @@ function applyStream(state: State, event: Event): void {
         if (event.property === 'stream_post_policy') s.is_announcement_only = event.value === 2;
       }
     }
+    if (event.property === 'is_archived' && event.value === true && state.user_topics) {
+      state.user_topics = state.user_topics.filter((t: { stream_id: number }) => t.stream_id !== event.stream_id);
+    }
+  }
+}
+
+/** A topic's visibility policy changed: the entry is replaced (or, for 0, dropped), the count redone. */
+function applyUserTopic(state: State, event: Event): void {
+  if (!state.user_topics) return;
+  const same = (t: { stream_id: number; topic_name: string }) => t.stream_id === event.stream_id && t.topic_name.toLowerCase() === String(event.topic_name).toLowerCase();
+  state.user_topics = state.user_topics.filter((t: { stream_id: number; topic_name: string }) => !same(t));
+  if (event.visibility_policy !== 0) {
+    state.user_topics.push({ stream_id: event.stream_id, topic_name: event.topic_name, visibility_policy: event.visibility_policy, last_updated: event.last_updated });
+  }
+  if (state.unread_msgs) recount(state.unread_msgs, state);
+}
+
+function applyChannelFolder(state: State, event: Event): void {
+  const folders = state.channel_folders as Record<string, any>[] | undefined;
+  if (!folders) return;
+  if (event.op === 'add') folders.push(event.channel_folder);
+  if (event.op === 'update') Object.assign(folders.find((f) => f.id === event.channel_folder_id) ?? {}, event.data);
+  if (event.op === 'reorder') {
+    const order: number[] = event.order;
+    for (const f of folders) if (order.includes(f.id)) f.order = order.lastIndexOf(f.id);
+    folders.sort((a, b) => a.order - b.order || a.id - b.id);
   }
 }
 
@@ -356,7 +402,7 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
     case 'delete_message':
       if (state.unread_msgs) {
         dropIds(state.unread_msgs, new Set(event.message_ids ?? [event.message_id]));
-        recount(state.unread_msgs);
+        recount(state.unread_msgs, state);
       }
       if (state.starred_messages) state.starred_messages = state.starred_messages.filter((id: number) => !(event.message_ids ?? [event.message_id]).includes(id));
       // A conversation whose newest message is gone: its previous one is unknown here, so the
@@ -407,6 +453,16 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
     case 'realm_emoji':
       if (event.op === 'update') state.realm_emoji = event.realm_emoji;
       return;
+    case 'realm_playgrounds':
+      if ('realm_playgrounds' in state) state.realm_playgrounds = event.realm_playgrounds;
+      return;
+    case 'user_topic':
+      return applyUserTopic(state, event);
+    case 'muted_topics':
+      if ('muted_topics' in state) state.muted_topics = event.muted_topics;
+      return;
+    case 'channel_folder':
+      return applyChannelFolder(state, event);
     // No state in /register: a client showing invitations fetches GET /invites again.
     case 'invites_changed':
       return;
@@ -476,6 +532,8 @@ export function normalized(state: State): State {
   copy.scheduled_messages?.sort((a: any, b: any) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp || a.scheduled_message_id - b.scheduled_message_id);
   copy.reminders?.sort((a: any, b: any) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp || a.reminder_id - b.reminder_id);
   copy.realm_user_groups?.sort(byId('id'));
+  copy.user_topics?.sort((a: any, b: any) => a.stream_id - b.stream_id || (a.topic_name < b.topic_name ? -1 : a.topic_name > b.topic_name ? 1 : 0));
+  copy.channel_folders?.sort((a: any, b: any) => a.order - b.order || a.id - b.id);
   for (const g of copy.realm_user_groups ?? []) g.members?.sort((a: number, b: number) => a - b);
   delete copy.queue_id;
   delete copy.last_event_id;

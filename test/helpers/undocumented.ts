@@ -15,6 +15,21 @@ const obj = (properties: Record<string, unknown>, required = Object.keys(propert
 });
 const nullableString = { type: ['string', 'null'] };
 const strings = { type: 'object', additionalProperties: { type: 'string' } };
+const channelFolder = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'name', 'description', 'rendered_description', 'order', 'date_created', 'creator_id', 'is_archived'],
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    rendered_description: { type: 'string' },
+    order: { type: 'integer' },
+    date_created: { type: 'integer' },
+    creator_id: { type: ['integer', 'null'] },
+    is_archived: { type: 'boolean' },
+  },
+};
 
 export const UNDOCUMENTED: { method: string; path: string; schema: Record<string, unknown> }[] = [
   {
@@ -82,4 +97,10 @@ export const UNDOCUMENTED: { method: string; path: string; schema: Record<string
   { method: 'POST', path: '/reminders', schema: obj({ reminder_id: { type: 'integer' } }) },
   { method: 'GET', path: '/reminders', schema: obj({ reminders: { type: 'array', items: reminder } }) },
   { method: 'DELETE', path: '/reminders/{reminder_id}', schema: obj({}) },
+  // Channel folders (feature levels 389, 414): after the 10.2 description, written from the
+  // reference's current zerver/views/channel_folders.py and zerver/lib/channel_folders.py.
+  { method: 'POST', path: '/channel_folders/create', schema: obj({ channel_folder_id: { type: 'integer' } }) },
+  { method: 'GET', path: '/channel_folders', schema: obj({ channel_folders: { type: 'array', items: channelFolder } }) },
+  { method: 'PATCH', path: '/channel_folders/{channel_folder_id}', schema: obj({}) },
+  { method: 'PATCH', path: '/channel_folders', schema: obj({}) },
 ];

@@ -5,6 +5,7 @@ import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { getMessage, idsUnder, mergeIds } from '../../store/messages.js';
 import { shownTopic } from '../messages/views.js';
+import { isMessageMuted } from '../user-topics/muting.js';
 
 /**
  * The message sections of /register: max_message_id, unread_msgs, starred_messages and
@@ -62,7 +63,8 @@ interface UnreadStream {
  * unread_msgs in the reference's shape: one entry per 1:1 conversation (keyed by the other
  * participant, oneself for self-messages), per channel topic (case-insensitively) and per group
  * conversation, each with ascending ids, in ascending key order; mentions; and the count, which
- * leaves out muted channels. Wildcard mentions in muted channels are not mentions.
+ * leaves out muted channels and topics (user-topics/muting.ts). Wildcard mentions in muted ones are
+ * not mentions.
  */
 export function unreadMsgs(shard: Shard, realm: RealmState, user: UserRecord, allowEmptyTopic: boolean): Record<string, unknown> {
   const ids = unreadIds(shard, realm, user, MAX_UNREAD_MESSAGES);
@@ -83,7 +85,7 @@ export function unreadMsgs(shard: Shard, realm: RealmState, user: UserRecord, al
       if (msg.dm!.length <= 2) push(pms, others[0] ?? user.id, id);
       else push(huddles, dmKey(msg.dm!), id);
     } else {
-      muted = realm.subscription(user.id, msg.streamId!)?.isMuted === true;
+      muted = isMessageMuted(realm, user.id, msg);
       if (!muted) count++;
       const topic = shownTopic(msg.topic, allowEmptyTopic);
       const key = `${msg.streamId}\u0000${topicKey(topic)}`;

@@ -19,6 +19,9 @@ import { draftView, listDrafts, MAX_DRAFTS_IN_REGISTER } from '../drafts/actions
 import { listSnippets, snippetView } from '../saved-snippets/actions.js';
 import { pendingScheduled, reminderView, scheduledView } from '../scheduled-messages/actions.js';
 import { realmEmojiViews } from '../emoji/views.js';
+import { mutedTopicsView, userTopicsView } from '../user-topics/views.js';
+import { channelFoldersView } from '../channel-folders/views.js';
+import { playgroundsView } from '../playgrounds/views.js';
 import { realmEmbeddedBots } from '../bots/embedded.js';
 import { realmIncomingWebhookBots } from '../webhooks/registry.js';
 
@@ -56,7 +59,7 @@ const sections: Section[] = [
   // Feature level 399, after this server's 372: clients that know reminders ask for them.
   { when: on('reminders'), build: (ctx) => ({ reminders: pendingScheduled(ctx.shard, ctx.realm, me(ctx).id, 'remind').map(reminderView) }) },
   // The legacy list is left out for clients that ask for its replacement, user_topic.
-  { when: (want) => want('muted_topics') && (want.all || !want('user_topic')), build: () => ({ muted_topics: [] }) },
+  { when: (want) => want('muted_topics') && (want.all || !want('user_topic')), build: (ctx, caps) => ({ muted_topics: mutedTopicsView(ctx.realm, me(ctx).id, caps.empty_topic_name) }) },
   { when: on('muted_users'), build: (ctx) => ({ muted_users: mutedUsersSection(ctx.realm, me(ctx)) }) },
   {
     when: on('presence'),
@@ -73,7 +76,7 @@ const sections: Section[] = [
   // Clients without linkifier_url_template cannot read templates: the reference sends them none.
   { when: on('realm_linkifiers'), build: (ctx, caps) => ({ realm_linkifiers: caps.linkifier_url_template ? linkifiersView(ctx.realm) : [] }) },
   { when: on('realm_filters'), build: () => ({ realm_filters: [] }) },
-  { when: on('realm_playgrounds'), build: () => ({ realm_playgrounds: [] }) },
+  { when: on('realm_playgrounds'), build: (ctx) => ({ realm_playgrounds: playgroundsView(ctx.realm) }) },
   { when: on('realm_user_groups'), build: (ctx, caps) => ({ realm_user_groups: realmUserGroups(ctx.realm, caps.include_deactivated_groups) }) },
   { when: on('realm_user'), build: (ctx, caps) => realmUserSection(ctx.shard, ctx.realm, me(ctx), ctx.params.client_gravatar, caps.user_list_incomplete) },
   { when: on('realm_bot'), build: (ctx) => ({ realm_bots: realmBots(ctx.realm, me(ctx)) }) },
@@ -95,13 +98,15 @@ const sections: Section[] = [
   { when: on('stream'), build: (ctx, caps) => streamSection(ctx.realm, me(ctx), caps.archived_channels) },
   { when: on('default_streams'), build: (ctx) => ({ realm_default_streams: defaultStreamIds(ctx.realm, me(ctx)) }) },
   { when: on('default_stream_groups'), build: () => ({ realm_default_stream_groups: [] }) },
+  // Feature level 389. The reference asks for `channel_folders`, though its event is channel_folder.
+  { when: on('channel_folders'), build: (ctx) => ({ channel_folders: channelFoldersView(ctx.realm, true) }) },
   // Search has no stop words: every word of a query counts.
   { when: on('stop_words'), build: () => ({ stop_words: [] }) },
   { when: (want, caps) => want('update_display_settings') && !caps.user_settings_object, build: (ctx) => legacyDisplaySettings(me(ctx)) },
   { when: (want, caps) => want('update_global_notifications') && !caps.user_settings_object, build: (ctx) => legacyNotificationSettings(me(ctx)) },
   { when: on('user_settings'), build: (ctx) => ({ user_settings: userSettingsObject(me(ctx)) }) },
   { when: on('user_status'), build: (ctx) => ({ user_status: userStatusSection(ctx.shard, ctx.realm, me(ctx)) }) },
-  { when: on('user_topic'), build: () => ({ user_topics: [] }) },
+  { when: on('user_topic'), build: (ctx, caps) => ({ user_topics: userTopicsView(ctx.realm, me(ctx).id, caps.empty_topic_name) }) },
   { when: on('video_calls'), build: () => ({ has_zoom_token: false }) },
   { when: on('giphy'), build: () => ({ giphy_api_key: '' }) },
 ];

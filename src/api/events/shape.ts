@@ -179,6 +179,12 @@ export function shapeEvent(shard: Shard, realm: RealmState, queue: EventQueue, e
     case 'realm_linkifiers':
       // Clients without linkifier_url_template get no linkifier events at all (level 176).
       return caps.linkifier_url_template ? [event] : [];
+    case 'user_topic':
+      return [topicsShown(event, ['topic_name'], caps.empty_topic_name)];
+    case 'muted_topics':
+      // The legacy event is not sent to clients that asked for its replacement (level 134).
+      if (queue.opts.eventTypes?.has('user_topic')) return [];
+      return caps.empty_topic_name ? [event] : [{ ...event, muted_topics: (event.muted_topics as [string, string, number][]).map(([s, t, ts]) => [s, t === '' ? EMPTY_TOPIC_DISPLAY_NAME : t, ts]) }];
     case 'typing':
       // Channel typing notifications only reach clients that declared they understand them.
       if (event.message_type === 'stream' && !caps.stream_typing_notifications) return [];

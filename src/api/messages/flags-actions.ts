@@ -11,6 +11,7 @@ import { canAccessMessage, invalidMessage } from './access.js';
 import type { NarrowTerm } from './narrow.js';
 import { collect } from './narrow-fetch.js';
 import { planNarrow } from './narrow-plan.js';
+import { isMessageMuted } from '../user-topics/muting.js';
 
 /**
  * Personal message flags: the do-actions behind POST /messages/flags, /messages/flags/narrow and
@@ -43,7 +44,7 @@ function unreadDetails(shard: Shard, realm: RealmState, user: UserRecord, msgs: 
   const out: Record<string, Record<string, unknown>> = {};
   for (const msg of msgs) {
     const bits = storedBits(shard, realm, user.id, msg.id);
-    const muted = msg.kind === 'stream' && realm.subscription(user.id, msg.streamId!)?.isMuted === true;
+    const muted = isMessageMuted(realm, user.id, msg);
     const wildcard = (bits & (FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned)) !== 0;
     const mentioned = (bits & (FLAG.mentioned | FLAG.group_mentioned)) !== 0 || (wildcard && !muted);
     const details: Record<string, unknown> =

@@ -9,10 +9,12 @@ import { operations as list } from './list.js';
 import { operations as reactions } from './reactions.js';
 import { operations as reportOps } from './report.js';
 import { operations as renderEndpoint } from './render-endpoint.js';
-import { checkCanPost, checkCanReachRecipients, checkSendParams, clientName, defaultReadBySender, doSendMessage, normalizeContent, normalizeTopic, resolveRecipients, resolveStream } from './send.js';
+import { checkCanPost, checkCanReachRecipients, checkSendParams, clientName, defaultReadBySender, doSendMessage, normalizeContent, normalizeTopic, resolveRecipients, resolveStream, sendMessage } from './send.js';
 import { messageWithFlags } from './views.js';
 import { parseWidgetContent } from '../submessages/widgets.js';
 import { topicOperations } from './topics.js';
+import { operations as readReceipts } from './read-receipts.js';
+import { operations as matchesNarrow } from './matches-narrow.js';
 
 interface SendParams {
   type: 'direct' | 'private' | 'stream' | 'channel';
@@ -58,8 +60,9 @@ const send = operation<SendParams>({
       if (rawTopic === undefined) throw badRequest('Missing topic');
       const stream = resolveStream(realm, p.to);
       checkCanPost(realm, sender, stream);
-      const msg = await doSendMessage(ctx.shard, realm, { ...common, stream, topic: normalizeTopic(realm, rawTopic) });
-      return { id: msg.id };
+      const sent = await sendMessage(ctx.shard, realm, { ...common, stream, topic: normalizeTopic(realm, rawTopic) });
+      // Present only when the send changed the sender's visibility policy for the topic.
+      return sent.automaticNewVisibilityPolicy === null ? { id: sent.msg.id } : { id: sent.msg.id, automatic_new_visibility_policy: sent.automaticNewVisibilityPolicy };
     }
     const recipients = resolveRecipients(realm, p.to);
     checkCanReachRecipients(ctx.shard, realm, sender, recipients);
@@ -99,4 +102,6 @@ export const operations = {
   ...deleteOps,
   ...history,
   ...topicOperations,
+  ...readReceipts,
+  ...matchesNarrow,
 };

@@ -14,6 +14,7 @@ import { sendMoveNotices } from './notices.js';
 import { topicLinks, type Rendered } from './render.js';
 import { topicParticipants } from './send.js';
 import { groupMentionedUserIds } from '../user_groups/mentions.js';
+import { carryVisibilityOnMove } from '../user-topics/moves.js';
 
 
 /** A checked PATCH /messages/{id} (api/messages/edit.ts): what changes, and how. */
@@ -177,6 +178,20 @@ export async function doUpdateMessage(shard: Shard, realm: RealmState, actor: Us
 
   if (shift && shift.losingAccess.size > 0) {
     queueEvent(out, { type: 'delete_message', message_ids: changedIds, message_type: 'stream', stream_id: plan.origStream!.id, topic: before.topic }, activeOnly(realm, shift.losingAccess));
+  }
+  if (moved) {
+    carryVisibilityOnMove(shard, realm, { batch: out.batch, emit: (event, ids) => queueEvent(out, event, ids) }, {
+      actor,
+      target: before,
+      origStream: plan.origStream!,
+      origTopic: before.topic,
+      newStream: plan.stream ?? plan.origStream!,
+      newTopic,
+      propagateMode: plan.propagateMode,
+      changedIds: new Set(changedIds),
+      streamEdited,
+      losingAccess: shift?.losingAccess ?? new Set(),
+    });
   }
   queueUpdateEvents(shard, realm, out, actor, plan, before, target, changedIds, holders, shift?.losing ?? new Set(), shift?.losingAccess ?? new Set(), now);
   notifyAttachments(shard, out.batch, realm, links);

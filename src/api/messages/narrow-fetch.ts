@@ -74,7 +74,7 @@ export async function collect(shard: Shard, realm: RealmState, plan: NarrowPlan,
   }
 }
 
-/** The oldest unread message of the narrow, skipping muted channels unless it names one. */
+/** The oldest unread message of the narrow, skipping muted topics (and muted channels unless it names one). */
 export async function firstUnreadAnchor(shard: Shard, realm: RealmState, user: UserRecord, terms: NarrowTerm[]): Promise<number> {
   const plan = planNarrow(shard, realm, user, [...terms, { operator: 'is', operand: 'unread', negated: false }], { excludeMuted: true });
   const [first] = await collect(shard, realm, plan, { min: 0, max: Number.MAX_SAFE_INTEGER, reverse: false, limit: 1 }, user);

@@ -8,6 +8,8 @@ import { hasContentAccess, isGuest } from '../streams/access.js';
 import { canAccessMessage } from './access.js';
 import { badNarrow, type NarrowTerm } from './narrow.js';
 import { matchesSearch, parseSearch, type SearchQuery } from './narrow-search.js';
+import { isMessageMuted, isTopicFollowed, isTopicMutedByUser } from '../user-topics/muting.js';
+import { VISIBILITY } from '../../model/user-topics.js';
 
 /**
  * How a narrow is answered. Every term becomes a test on a loaded message; the most selective
@@ -185,7 +187,7 @@ class Planner {
       case 'is':
         return this.is(String(operand), negated, push);
       case 'in':
-        if (operand === 'home') return push((c) => !this.inMutedChannel(c.msg));
+        if (operand === 'home') return push((c) => !this.muted(c.msg));
         if (operand === 'all') return;
         throw badNarrow(`unknown 'in' operand ${operand}`);
       case 'search':
@@ -234,10 +236,10 @@ class Planner {
       case 'resolved':
         return push((c) => c.msg.kind === 'stream' && c.msg.topic.startsWith(RESOLVED_PREFIX));
       case 'followed':
-        // Following topics needs per-user topic state, which no endpoint sets yet: no topic is followed.
-        return push(() => false);
+        // Driven by the followed topics' indexes: a user follows few topics.
+        return push((c) => isTopicFollowed(this.realm, this.user.id, c.msg), { rank: 2, ids: (range) => this.followedIds(range) });
       case 'muted':
-        return push((c) => this.inMutedChannel(c.msg));
+        return push((c) => this.muted(c.msg));
       default:
         throw badNarrow(`unknown 'is' operand ${operand}`);
     }
@@ -248,8 +250,17 @@ class Planner {
     return stream !== undefined && !stream.inviteOnly && stream.historyPublicToSubscribers;
   }
 
-  inMutedChannel(msg: MessageRecord): boolean {
-    return msg.kind === 'stream' && this.realm.subscription(this.user.id, msg.streamId!)?.isMuted === true;
+  private followedIds(range: IdRange): Iterable<number> {
+    const sources: Iterable<number>[] = [];
+    for (const record of this.realm.userTopics.ofUser(this.user.id)) {
+      if (record.policy === VISIBILITY.followed) sources.push(idsUnder(this.shard.store.byTopic, [this.r, record.streamId, topicKey(record.topic)], range));
+    }
+    return mergeIds(sources, range.reverse);
+  }
+
+  /** Muted topics, and muted channels but for their unmuted and followed topics (user-topics/muting.ts). */
+  muted(msg: MessageRecord): boolean {
+    return isMessageMuted(this.realm, this.user.id, msg);
   }
 
   /** The reference's ok_to_include_history. */
@@ -324,7 +335,7 @@ class Planner {
 }
 
 export interface PlanOptions {
-  /** Leave out messages of muted channels unless the narrow names a channel (first_unread). */
+  /** Leave out muted messages, channel muting only when the narrow names no channel (first_unread). */
   excludeMuted?: boolean;
   /** Search the user's own messages even where the narrow could read channel history. */
   ownOnly?: boolean;
@@ -337,7 +348,12 @@ export function planNarrow(shard: Shard, realm: RealmState, user: UserRecord, te
   const history = !opts.ownOnly && p.history();
   p.channelDriver(history);
   if (history) p.publicChannelsDriver(terms);
-  if (opts.excludeMuted && !terms.some((t) => CHANNEL_OPERATORS.has(t.operator))) p.tests.push((c) => !p.inMutedChannel(c.msg));
+  if (opts.excludeMuted) {
+    // As the reference's first-unread search: muted topics always, muted channels only when the
+    // narrow does not name one.
+    const namesChannel = terms.some((t) => CHANNEL_OPERATORS.has(t.operator));
+    p.tests.push((c) => !(namesChannel ? isTopicMutedByUser(p.realm, p.user.id, c.msg) : p.muted(c.msg)));
+  }
 
   const best = p.drivers.reduce<Driver | null>((a, d) => (a === null || d.rank < a.rank ? d : a), null);
   const base = (range: IdRange) => (best ? best.ids(range) : p.ownIds(range));

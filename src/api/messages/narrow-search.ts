@@ -51,6 +51,11 @@ export function highlight(html: string, query: SearchQuery): string {
   return out + html.slice(pos);
 }
 
+/** match_content and match_subject of a narrow without search terms: the message as it is. */
+export function plainFields(rendered: string, shownTopic: string): { match_content: string; match_subject: string } {
+  return { match_content: rendered, match_subject: escapeHtml(shownTopic) };
+}
+
 /** match_content and match_subject for one message of a search narrow. */
 export function searchFields(rendered: string, shownTopic: string, query: SearchQuery): { match_content: string; match_subject: string } {
   return { match_content: highlight(rendered, query), match_subject: highlight(escapeHtml(shownTopic), query) };

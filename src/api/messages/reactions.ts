@@ -1,3 +1,4 @@
+import { applyParticipationPolicy } from '../user-topics/automatic.js';
 import { ApiError, badRequest } from '../../lib/errors.js';
 import { emojiTables } from '../../markdown/emoji.js';
 import type { MessageRecord, ReactionRecord } from '../../model/message.js';
@@ -108,6 +109,10 @@ function reactionEvent(user: UserRecord, msg: MessageRecord, r: ReactionRecord, 
 async function saveReactions(shard: Shard, realm: RealmState, user: UserRecord, msg: MessageRecord, reactions: ReactionRecord[], r: ReactionRecord, op: 'add' | 'remove'): Promise<void> {
   const batch = shard.batch();
   putMessage(shard, batch, { ...msg, reactions });
+  const stream = msg.kind === 'stream' ? realm.streams.get(msg.streamId!) : undefined;
+  if (op === 'add' && stream) {
+    applyParticipationPolicy(shard, realm, { batch, emit: (event, ids) => batch.emit(realm.id, event, ids) }, user, stream, msg.topic);
+  }
   batch.emit(realm.id, reactionEvent(user, msg, r, op), reactionAudience(realm, msg, user.id));
   await batch.commit();
 }

@@ -16,6 +16,8 @@ import { dmGroupKey } from './views.js';
 import { canAccessUser, noteDirectMessage } from '../../model/user-access.js';
 import { AccessWatch } from '../users/access-events.js';
 import { checkGroupMentions, groupMentionedUserIds } from '../user_groups/mentions.js';
+import { applySendVisibility } from '../user-topics/automatic.js';
+import type { ShardEvent } from '../../shard/events.js';
 
 /** The reference's limits (max_message_length, max_topic_length in /register). */
 export const MAX_MESSAGE_LENGTH = 10000;
@@ -179,6 +181,17 @@ export function checkWildcardMentions(realm: RealmState, sender: UserRecord, ren
  * recipient, with each one's flags.
  */
 export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendSpec): Promise<MessageRecord> {
+  return (await sendMessage(shard, realm, spec)).msg;
+}
+
+export interface SendResult {
+  msg: MessageRecord;
+  /** The sender's topic visibility when a send changed it (api/user-topics/automatic.ts). */
+  automaticNewVisibilityPolicy: number | null;
+}
+
+/** doSendMessage, with what the send response reports beside the id. */
+export async function sendMessage(shard: Shard, realm: RealmState, spec: SendSpec): Promise<SendResult> {
   const { sender } = spec;
   const rendered = renderMessage(spec.content, { realm, sender, alertWords: true });
   const isStream = spec.stream !== undefined;
@@ -246,6 +259,8 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
   const mentioned = new Set(rendered.mentionedUserIds);
   for (const id of groupMentionedUserIds(realm, rendered.mentionedGroupIds)) mentioned.add(id);
   const alerted = new Set(rendered.alertedUserIds);
+  // The recipients mentioned by name or through a group: who may follow the topic for it.
+  const mentionedIds: number[] = [];
   for (const userId of recipientIds) {
     let bits = 0;
     if (mentioned.has(userId)) bits |= FLAG.mentioned;
@@ -254,8 +269,12 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
     if (topicWildcardUsers.has(userId) || (rendered.wildcards.topic && !isStream)) bits |= FLAG.topic_wildcard_mentioned;
     if (userId === sender.id) bits &= ~(FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned);
     if (bits) writeBits(shard, batch, realm, userId, msg.id, 0, bits);
+    if (bits & (FLAG.mentioned | FLAG.group_mentioned)) mentionedIds.push(userId);
     flags.set(userId, bits);
   }
+  // The automatic topic visibility policies: their user_topic events precede the message.
+  const sink = { batch, emit: (event: ShardEvent, ids: number[]) => batch.emit(realm.id, event, ids) };
+  const automaticNewVisibilityPolicy = isStream ? applySendVisibility(shard, realm, sink, sender, spec.stream!, topic, msg.id, mentionedIds) : null;
   const readers = new Set(spec.readBy ?? []);
   if (spec.readBySender) readers.add(sender.id);
   // Those who muted the sender get the message already read, as the reference marks it: a row
@@ -271,7 +290,7 @@ export async function doSendMessage(shard: Shard, realm: RealmState, spec: SendS
   batch.emit(realm.id, { type: 'message', message: msg, flags: byUser, local_id: spec.localId ?? null, sender_queue_id: spec.queueId ?? null }, recipientIds);
   for (const hook of sendHooks) hook(shard, batch, realm, msg, rendered);
   if (!spec.batch) await batch.commit();
-  return msg;
+  return { msg, automaticNewVisibilityPolicy };
 }
 
 /** The checks of POST /messages that need no state beyond the request. */

@@ -19,6 +19,8 @@ export interface NewStream {
   isDefault?: boolean;
   /** Settings not given take their defaults (checks.ts CHANNEL_SETTING_RULES). */
   groups?: Record<string, GroupSetting>;
+  /** A channel folder, checked by the caller. */
+  folderId?: number | null;
 }
 
 /**
@@ -45,6 +47,9 @@ export function createStream(shard: Shard, realm: RealmState, out: Outbox, spec:
     creatorId: creator?.id ?? null,
     messageRetentionDays: spec.messageRetentionDays ?? null,
     groups: { ...defaultChannelGroups(realm, creator), ...spec.groups },
+    folderId: spec.folderId ?? null,
+    // No message yet (only stores from before the field derive it at load).
+    firstMessageId: null,
   };
   realm.setStream(stream);
   out.batch.put(shard.store.streams, [realm.id, stream.id], stream);

@@ -79,6 +79,12 @@ export function changeStreamDescription(shard: Shard, realm: RealmState, out: Ou
   return replaceStream(shard, realm, out, stream, next, (s) => [updateEvent(s, 'description', description, { rendered_description: renderedDescription })]);
 }
 
+/** The channel's folder (feature level 389); null takes it out of its folder. */
+export function changeStreamFolder(shard: Shard, realm: RealmState, out: Outbox, stream: StreamRecord, folderId: number | null): StreamRecord {
+  if ((stream.folderId ?? null) === folderId) return stream;
+  return replaceStream(shard, realm, out, stream, { ...stream, folderId }, (s) => [updateEvent(s, 'folder_id', folderId)]);
+}
+
 export function changeStreamRetention(shard: Shard, realm: RealmState, out: Outbox, stream: StreamRecord, days: number | null): StreamRecord {
   return replaceStream(shard, realm, out, stream, { ...stream, messageRetentionDays: days }, (s) => [updateEvent(s, 'message_retention_days', days)]);
 }

@@ -23,9 +23,18 @@ export function checkStreamName(raw: string): string {
   if (name === '') throw badRequest("Channel name can't be empty.");
   const chars = [...name];
   if (chars.length > MAX_NAME_LENGTH) throw badRequest(`Channel name too long (limit: ${MAX_NAME_LENGTH} characters).`);
-  const bad = chars.findIndex((c) => UNPRINTABLE.test(c) || isNonCharacter(c.codePointAt(0)!));
-  if (bad >= 0) throw badRequest(`Invalid character in channel name, at position ${bad + 1}.`);
+  const bad = unprintablePosition(name);
+  if (bad !== null) throw badRequest(`Invalid character in channel name, at position ${bad}.`);
   return name;
+}
+
+/**
+ * The reference's check_string_is_printable: the 1-based position (in code points) of the first
+ * control character, surrogate or non-character, or null.
+ */
+export function unprintablePosition(text: string): number | null {
+  const bad = [...text].findIndex((c) => UNPRINTABLE.test(c) || isNonCharacter(c.codePointAt(0)!));
+  return bad >= 0 ? bad + 1 : null;
 }
 
 /** Which system groups each channel permission setting admits, and its default for a new channel. */

@@ -3,6 +3,8 @@ import type { StreamRecord } from '../../model/types.js';
 import { me, operation } from '../operation.js';
 import { hasContentAccess, hasMetadataAccess, isAdmin, isGuest, isSubscribed } from './access.js';
 import { operations as updateOperations } from './update.js';
+import { operations as memberOperations } from './members.js';
+import { operations as deleteTopicOperations } from './delete-topic.js';
 import { streamView } from './views.js';
 
 const bool = (dflt: boolean) => ({ type: 'boolean', default: dflt });
@@ -100,4 +102,6 @@ export const operations = {
   'streams.get': get,
   'streams.getId': getId,
   ...updateOperations,
+  ...memberOperations,
+  ...deleteTopicOperations,
 };

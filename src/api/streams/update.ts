@@ -7,6 +7,7 @@ import { canAdministerChannel, hasContentAccess, isAdmin } from './access.js';
 import {
   archiveStream,
   changeStreamDescription,
+  changeStreamFolder,
   changeStreamGroupSetting,
   changeStreamPermission,
   changeStreamRetention,
@@ -16,6 +17,7 @@ import {
 } from './changes.js';
 import { checkStreamName, MAX_DESCRIPTION_LENGTH, parseGroupSetting, parseRetention, realmPermits } from './checks.js';
 import { CHANNEL_GROUP_SETTINGS, groupSettingView, renderDescription } from './views.js';
+import { parseFolderId } from '../channel-folders/actions.js';
 
 /**
  * The channel a user may administer (the reference's
@@ -83,6 +85,7 @@ interface UpdateParams {
   history_public_to_subscribers?: boolean;
   is_default_stream?: boolean;
   message_retention_days?: string | number;
+  folder_id?: number | string | null;
   [setting: string]: unknown;
 }
 
@@ -141,6 +144,7 @@ const update = operation<UpdateParams>({
       history_public_to_subscribers: { type: 'boolean' },
       is_default_stream: { type: 'boolean' },
       message_retention_days: { type: ['string', 'integer'] },
+      folder_id: { anyOf: [{ type: 'integer' }, { type: 'null' }, { type: 'string' }] },
       ...Object.fromEntries(CHANNEL_GROUP_SETTINGS.map((s) => [s, groupSettingParam])),
     },
     required: ['stream_id'],
@@ -168,6 +172,7 @@ const update = operation<UpdateParams>({
       }
     }
     const newName = p.new_name === undefined ? undefined : checkNewName(realm, stream, p.new_name);
+    const folderId = p.folder_id === undefined ? undefined : parseFolderId(realm, p.folder_id);
     const groups: [string, GroupSetting][] = [];
     for (const setting of CHANNEL_GROUP_SETTINGS) {
       if (p[setting] === undefined) continue;
@@ -183,6 +188,7 @@ const update = operation<UpdateParams>({
       stream = changeStreamDescription(shard, realm, out, stream, description, renderDescription(realm, user, description));
     }
     if (newName !== undefined) stream = renameStream(shard, realm, out, stream, newName);
+    if (folderId !== undefined) stream = changeStreamFolder(shard, realm, out, stream, folderId);
     for (const [setting, value] of groups) stream = changeStreamGroupSetting(shard, realm, out, stream, setting, value);
     await flush(shard, realm, out);
     return {};

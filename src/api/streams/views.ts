@@ -67,6 +67,8 @@ export function streamView(realm: RealmState, stream: StreamRecord): Record<stri
     is_recently_active: true,
     is_announcement_only: postPolicy === 2,
     stream_weekly_traffic: null,
+    // Feature level 389: the channel's folder, or null.
+    folder_id: stream.folderId ?? null,
   };
   for (const name of CHANNEL_GROUP_SETTINGS) {
     const setting = stream.groups[name];

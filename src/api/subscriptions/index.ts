@@ -1,15 +1,11 @@
-import { ApiError, badRequest, insufficientPermission, invalidArgument } from '../../lib/errors.js';
-import type { GroupSetting, StreamRecord, UserRecord } from '../../model/types.js';
 import { me, operation } from '../operation.js';
-import { activeSubscriberIds, hasMetadataAccess, isGuest } from '../streams/access.js';
+import { activeSubscriberIds } from '../streams/access.js';
 import { flush, outbox } from '../../shard/outbox.js';
-import { createStream } from '../streams/actions.js';
-import { checkCanCreateChannel, checkStreamName, MAX_DESCRIPTION_LENGTH, parseGroupSetting, parseRetention } from '../streams/checks.js';
 import { CHANNEL_GROUP_SETTINGS } from '../streams/views.js';
-import { addSubscriptions, removeSubscriptions, type SubPair } from './actions.js';
-import { canRemoveOthers, checkColor, classifyForSubscribing, controlsUser, resolvePrincipals } from './checks.js';
 import { operations as propertyOperations } from './properties.js';
+import { operations as updateOperations } from './update.js';
 import { subscriptionView } from './views.js';
+import { checkAddRequest, checkRemoveRequest, type AddParams } from './requests.js';
 
 /** GET /users/me/subscriptions: the user's channels by name, archived ones left out. */
 const list = operation<{ include_subscribers: boolean }>({
@@ -31,44 +27,6 @@ const list = operation<{ include_subscribers: boolean }>({
 });
 
 const groupSettingParam = { oneOf: [{ type: 'integer' }, { type: 'object' }] };
-
-interface AddParams {
-  subscriptions: { name: string; description?: string; color?: string }[];
-  principals?: unknown[];
-  authorization_errors_fatal: boolean;
-  announce: boolean;
-  invite_only: boolean;
-  is_web_public: boolean;
-  is_default_stream: boolean;
-  history_public_to_subscribers?: boolean;
-  message_retention_days?: string | number;
-  [setting: string]: unknown;
-}
-
-/** `{user id: [channel names]}`, the shape of subscribed and already_subscribed since feature level 289. */
-function byUser(pairs: SubPair[]): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const { user, stream } of pairs) (out[String(user.id)] ??= []).push(stream.name);
-  return out;
-}
-
-/** The requested channels, names checked and stripped, duplicates (ignoring case) dropped. */
-function parseRequested(items: AddParams['subscriptions']) {
-  const seen = new Map<string, { name: string; description: string }>();
-  const colors = new Map<string, string>();
-  items.forEach((item, i) => {
-    const name = checkStreamName(item.name);
-    // The reference keeps descriptions on one line.
-    const description = (item.description ?? '').replace(/\n/g, ' ');
-    if ([...description].length > MAX_DESCRIPTION_LENGTH) {
-      throw invalidArgument('subscriptions', `subscriptions[${i}][description] is too long (limit: ${MAX_DESCRIPTION_LENGTH} characters)`);
-    }
-    const key = name.toLowerCase();
-    if (item.color !== undefined) colors.set(key, checkColor(`subscriptions[${i}][color]`, item.color));
-    if (!seen.has(key)) seen.set(key, { name, description });
-  });
-  return { requested: [...seen.values()], colors };
-}
 
 /**
  * POST /users/me/subscriptions: subscribes the user, or `principals`, to channels, creating the
@@ -92,43 +50,16 @@ const add = operation<AddParams>({
       is_default_stream: { type: 'boolean', default: false },
       history_public_to_subscribers: { type: 'boolean' },
       message_retention_days: { type: ['string', 'integer'] },
+      folder_id: { anyOf: [{ type: 'integer' }, { type: 'null' }, { type: 'string' }] },
       ...Object.fromEntries(CHANNEL_GROUP_SETTINGS.map((s) => [s, groupSettingParam])),
     },
     required: ['subscriptions'],
   },
   handler: async (ctx) => {
-    const user = me(ctx);
-    const { shard, realm, params: p } = ctx;
-    if (isGuest(user)) throw badRequest('Not allowed for guest users');
-    const groups: Record<string, GroupSetting> = {};
-    for (const setting of CHANNEL_GROUP_SETTINGS) if (p[setting] !== undefined) groups[setting] = parseGroupSetting(realm, setting, p[setting]);
-    const retention = p.message_retention_days === undefined ? null : parseRetention(p.message_retention_days);
-    const { requested, colors } = parseRequested(p.subscriptions);
-
-    const existing: StreamRecord[] = [];
-    const missing: typeof requested = [];
-    for (const r of requested) {
-      const stream = realm.streamByName(r.name);
-      if (stream) existing.push(stream);
-      else missing.push(r);
-    }
-    const kind = { inviteOnly: p.invite_only, isWebPublic: p.is_web_public, isDefault: p.is_default_stream, messageRetentionDays: retention };
-    if (missing.length > 0) checkCanCreateChannel(realm, user, kind);
-
-    const targets = p.principals && p.principals.length > 0 ? resolvePrincipals(realm, p.principals) : [user];
-    const others = targets.some((t) => t.id !== user.id);
-    const { authorized, unauthorized, cannotAdd } = classifyForSubscribing(realm, user, existing, others);
-    if (unauthorized.length > 0 && p.authorization_errors_fatal) throw badRequest(`Unable to access channel (${unauthorized[0].name}).`);
-    if (cannotAdd.length > 0) throw insufficientPermission();
-
-    const out = outbox(shard);
-    const created = missing.map((r) =>
-      createStream(shard, realm, out, { ...r, ...kind, historyPublicToSubscribers: p.history_public_to_subscribers ?? null, groups }, user),
-    );
-    const { subscribed, already } = addSubscriptions(shard, realm, out, [...authorized, ...created], targets, { colors });
-    await flush(shard, realm, out);
-    const result: Record<string, unknown> = { subscribed: byUser(subscribed), already_subscribed: byUser(already) };
-    if (!p.authorization_errors_fatal) result.unauthorized = unauthorized.map((s) => s.name);
+    const apply = checkAddRequest(ctx.realm, me(ctx), ctx.params);
+    const out = outbox(ctx.shard);
+    const result = apply(ctx.shard, out);
+    await flush(ctx.shard, ctx.realm, out);
     return result;
   },
 });
@@ -145,24 +76,11 @@ const remove = operation<{ subscriptions: string[]; principals?: unknown[] }>({
     required: ['subscriptions'],
   },
   handler: async (ctx) => {
-    const user = me(ctx);
-    const { shard, realm, params: p } = ctx;
-    const names = p.subscriptions.map(checkStreamName);
-    const targets: UserRecord[] = p.principals && p.principals.length > 0 ? resolvePrincipals(realm, p.principals) : [user];
-    const streams: StreamRecord[] = [];
-    for (const name of names) {
-      const stream = realm.streamByName(name);
-      if (!stream || !hasMetadataAccess(realm, user, stream)) {
-        throw new ApiError(`Channel '${name}' does not exist`, { code: 'STREAM_DOES_NOT_EXIST', data: { stream: name } });
-      }
-      if (!streams.includes(stream)) streams.push(stream);
-    }
-    if (targets.some((t) => !controlsUser(user, t)) && !canRemoveOthers(realm, user, streams)) throw insufficientPermission();
-
-    const out = outbox(shard);
-    const { removed, notSubscribed } = removeSubscriptions(shard, realm, out, streams, targets);
-    await flush(shard, realm, out);
-    return { removed: removed.map((r) => r.stream.name), not_removed: notSubscribed.map((r) => r.stream.name) };
+    const apply = checkRemoveRequest(ctx.realm, me(ctx), ctx.params);
+    const out = outbox(ctx.shard);
+    const result = apply(ctx.shard, out);
+    await flush(ctx.shard, ctx.realm, out);
+    return result;
   },
 });
 
@@ -171,4 +89,5 @@ export const operations = {
   'subscriptions.add': add,
   'subscriptions.remove': remove,
   ...propertyOperations,
+  ...updateOperations,
 };

@@ -81,7 +81,9 @@ t.test('GET /messages: narrow operators', async (t) => {
     ['is:alerted (no alert words)', [term('is', 'alerted')], []],
     ['is:resolved', [term('is', 'resolved')], [m3]],
     ['-is:resolved', [term('is', 'resolved', true)], without(m3)],
-    ['is:followed (nothing followed)', [term('is', 'followed')], []],
+    // By default Hamlet follows the topics he starts (greetings) and those he is mentioned in (other).
+    ['is:followed', [term('is', 'followed')], [m1, m2, m6]],
+    ['-is:followed', [term('is', 'followed', true)], without(m1, m2, m6)],
     ['has:link', [term('has', 'link')], [m1]],
     ['-has:link', [term('has', 'link', true)], without(m1)],
     ['has:reaction', [term('has', 'reaction')], [m3]],
