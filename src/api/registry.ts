@@ -1,4 +1,5 @@
 import type { Operation } from './operation.js';
+import { operations as avatars } from './avatars/index.js';
 import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
 import { operations as emoji } from './emoji/index.js';
@@ -22,6 +23,7 @@ import { operations as webhooks } from './webhooks/index.js';
 
 /** Every operation the shards run, by the name the route table (src/routes.ts) uses. */
 export const operations: Record<string, Operation<any>> = {
+  ...avatars,
   ...bots,
   ...devices,
   ...emoji,

@@ -41,6 +41,10 @@ import type { MessageIds } from './message-ids.js';
  *   emoji       [realmId, emojiId]                       -> RealmEmojiRecord (api/emoji/)
  *   emojiImages [realmId, fileName]                      -> bytes  a custom emoji's image, and
  *                                                          'still/<name>' for its first frame
+ *   avatars     [realmId, fileName]                      -> bytes  an uploaded avatar: '<key>.png'
+ *                                                          (100x100), '<key>-medium.png' (500x500)
+ *                                                          (store/avatars.ts)
+ *   exports     [realmId, exportId]                      -> RealmExportRecord (store/exports.ts)
  *   submessages [msgId, submessageId]                    -> SubmessageRecord  widget state
  *                                                          (store/submessages.ts)
  *   queues      queueId                                  -> a live event queue: options, ceiling
@@ -88,6 +92,8 @@ export interface ShardStore {
   formerSubs: Database;
   emoji: Database;
   emojiImages: Database;
+  avatars: Database;
+  exports: Database;
   invites: Database;
   inviteKeys: Database;
   botStorage: Database;
@@ -137,6 +143,8 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     emoji: db('emoji'),
     // Raw bytes: an image gains nothing from msgpack.
     emojiImages: env.openDB({ name: 'emojiImages', encoding: 'binary' }),
+    avatars: env.openDB({ name: 'avatars', encoding: 'binary' }),
+    exports: db('exports'),
     invites: db('invites'),
     inviteKeys: db('inviteKeys'),
     botStorage: db('botStorage'),

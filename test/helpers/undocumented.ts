@@ -75,4 +75,9 @@ export const UNDOCUMENTED: { method: string; path: string; schema: Record<string
   { method: 'PUT', path: '/bot_storage', schema: obj({}) },
   { method: 'DELETE', path: '/bot_storage', schema: obj({}) },
   { method: 'POST', path: '/external/{integration}', schema: obj({}) },
+  // zerver/views/user_settings.py set_avatar_backend / delete_avatar_backend.
+  { method: 'POST', path: '/users/me/avatar', schema: obj({ avatar_url: { type: 'string' } }) },
+  { method: 'DELETE', path: '/users/me/avatar', schema: obj({ avatar_url: { type: 'string' } }) },
+  // zerver/views/realm_export.py delete_realm_export.
+  { method: 'DELETE', path: '/export/realm/{export_id}', schema: obj({}) },
 ];
