@@ -61,6 +61,8 @@ export const routes: readonly Route[] = [
   r('POST', '/users/me/alert_words', 'alertWords.add'),
   r('DELETE', '/users/me/alert_words', 'alertWords.remove'),
   r('POST', '/users/me/api_key/regenerate', 'users.regenerateApiKey'),
+  r('POST', '/users/me/avatar', 'avatars.set'),
+  r('DELETE', '/users/me/avatar', 'avatars.remove'),
   // One route serves both /users/{user_id} and /users/{email}: a path segment cannot tell them
   // apart before the handler looks at it.
   r('GET', '/users/{user_id_or_email}', 'users.get'),
@@ -191,4 +193,6 @@ export const pageRoutes: readonly Route[] = [
   // An invitation link, as the reference writes it (trailing slash; one without is accepted).
   r('GET', '/join/{key}/', 'invites.joinPage'),
   r('POST', '/join/{key}/', 'invites.join'),
+  // Uploaded avatars, at the URLs avatar_url names (an image, not a page: front/pages.ts).
+  r('GET', '/user_avatars/{realm_id_str}/{file_name}', 'avatars.image'),
 ];

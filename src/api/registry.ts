@@ -6,6 +6,7 @@ import { operations as userDefaults } from './user-defaults/index.js';
 import { operations as userStatus } from './user-status/index.js';
 import { operations as channelFolders } from './channel-folders/index.js';
 import { operations as defaultStreams } from './default-streams/index.js';
+import { operations as avatars } from './avatars/index.js';
 import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
 import { operations as drafts } from './drafts/index.js';
@@ -35,6 +36,7 @@ import { operations as webhooks } from './webhooks/index.js';
 
 /** Every operation the shards run, by the name the route table (src/routes.ts) uses. */
 export const operations: Record<string, Operation<any>> = {
+  ...avatars,
   ...bots,
   ...channelFolders,
   ...defaultStreams,

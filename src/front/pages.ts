@@ -7,7 +7,8 @@ import type { ShardPool } from '../shard/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
 
 /**
- * Pages for people outside /api/v1 (src/routes.ts `pageRoutes`: the invitation sign-up page).
+ * Pages for people outside /api/v1 (src/routes.ts `pageRoutes`: the invitation sign-up page,
+ * and the uploaded avatars' images).
  * As for the API, the front end decides nothing: it finds the realm from the Host header and
  * hands the request to the realm's shard, which renders the whole page. The answers are HTML,
  * even when something fails before the shard renders one.
@@ -19,6 +20,13 @@ function errorPage(status: number, title: string): Reply {
 }
 
 function sendPage(ctx: Context, reply: Reply): void {
+  // An image the shard read from its store (an uploaded avatar): sent as it is.
+  if (reply.bytes) {
+    ctx.status = reply.status;
+    ctx.set(reply.headers ?? {});
+    ctx.body = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
+    return;
+  }
   // A shard answers a page operation with HTML; JSON means it failed before rendering one.
   const html = reply.headers?.['content-type']?.startsWith('text/html');
   const page = html ? reply : errorPage(reply.status >= 400 ? reply.status : 500, reply.status === 500 ? 'Something went wrong' : 'This page could not be shown');

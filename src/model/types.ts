@@ -72,6 +72,11 @@ export interface UserRecord {
   dateJoined: number;
   avatarSource: 'G' | 'U';
   avatarVersion: number;
+  /**
+   * Random hex naming an uploaded avatar's files (store/avatars.ts), new with each upload, so
+   * that avatar URLs can be neither guessed nor enumerated (the reference salts a hash).
+   */
+  avatarKey?: string;
   apiKey: string;
   passwordHash: string | null;
   /** Personal settings that differ from the realm's defaults for new users. */

@@ -48,6 +48,9 @@ import type { MessageIds } from './message-ids.js';
  *   emoji       [realmId, emojiId]                       -> RealmEmojiRecord (api/emoji/)
  *   emojiImages [realmId, fileName]                      -> bytes  a custom emoji's image, and
  *                                                          'still/<name>' for its first frame
+ *   avatars     [realmId, fileName]                      -> bytes  an uploaded avatar: '<key>.png'
+ *                                                          (100x100), '<key>-medium.png' (500x500)
+ *                                                          (store/avatars.ts)
  *   submessages [msgId, submessageId]                    -> SubmessageRecord  widget state
  *                                                          (store/submessages.ts)
  *   queues      queueId                                  -> a live event queue: options, ceiling
@@ -105,6 +108,7 @@ export interface ShardStore {
   emojiImages: Database;
   userTopics: Database;
   channelFolders: Database;
+  avatars: Database;
   invites: Database;
   inviteKeys: Database;
   botStorage: Database;
@@ -167,6 +171,7 @@ export function openShardStore(dataDir: string, shard: number, readOnly = false)
     emojiImages: env.openDB({ name: 'emojiImages', encoding: 'binary' }),
     userTopics: db('userTopics'),
     channelFolders: db('channelFolders'),
+    avatars: env.openDB({ name: 'avatars', encoding: 'binary' }),
     invites: db('invites'),
     inviteKeys: db('inviteKeys'),
     botStorage: db('botStorage'),

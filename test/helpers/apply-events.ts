@@ -309,6 +309,14 @@ function unknownUser(state: State, userId: number): Record<string, unknown> {
 
 function applyRealmUser(state: State, me: number, event: Event, opts: ApplyOptions): void {
   if (event.op === 'update' && event.person.user_id === me && event.person.full_name !== undefined && 'full_name' in state) state.full_name = event.person.full_name;
+  if (event.op === 'update' && 'avatar_url' in event.person) {
+    // The reference's apply_event: the user's own avatar fields are always URLs; realm_users
+    // keeps no avatar_source or medium URL, and a client_gravatar client nulls Gravatar URLs.
+    const { avatar_source, avatar_url_medium, ...person } = event.person;
+    if (person.user_id === me && 'avatar_url' in state) Object.assign(state, { avatar_source, avatar_url: person.avatar_url, avatar_url_medium });
+    if (opts.clientGravatar && String(person.avatar_url).startsWith('https://secure.gravatar.com')) person.avatar_url = null;
+    event = { ...event, person };
+  }
   if (!state.realm_users) return;
   const drop = (userId: number) => {
     state.realm_users = state.realm_users.filter((u: any) => u.user_id !== userId);
@@ -390,6 +398,8 @@ function applyRealmBot(state: State, event: Event): void {
 export interface ApplyOptions {
   /** The snapshot was registered with the user_list_incomplete client capability. */
   userListIncomplete?: boolean;
+  /** The snapshot was registered with client_gravatar (the reference's default). */
+  clientGravatar?: boolean;
 }
 
 /** Applies one event to `state` (a /register snapshot of user `me`), in place. */

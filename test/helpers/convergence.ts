@@ -52,7 +52,7 @@ export function convergenceHarness(t: Test, ts: TestServer): Harness {
         const state = structuredClone(before[i]);
         for (const event of got.events) {
           t.doesNotThrow(() => checkEvent(event), `${viewer.email}: ${event.type} ${event.op ?? ''} matches the reference schema`);
-          applyEvent(state, viewer.userId, event, { userListIncomplete: (params.client_capabilities as Record<string, unknown>).user_list_incomplete === true });
+          applyEvent(state, viewer.userId, event, { userListIncomplete: (params.client_capabilities as Record<string, unknown>).user_list_incomplete === true, clientGravatar: (params as Record<string, unknown>).client_gravatar !== false });
         }
         const fresh = await register(viewer);
         t.same(comparable(state), comparable(fresh), `${viewer.email}: snapshot + ${got.events.length} events = a fresh snapshot`);

@@ -103,4 +103,7 @@ export const UNDOCUMENTED: { method: string; path: string; schema: Record<string
   { method: 'GET', path: '/channel_folders', schema: obj({ channel_folders: { type: 'array', items: channelFolder } }) },
   { method: 'PATCH', path: '/channel_folders/{channel_folder_id}', schema: obj({}) },
   { method: 'PATCH', path: '/channel_folders', schema: obj({}) },
+  // zerver/views/user_settings.py set_avatar_backend / delete_avatar_backend.
+  { method: 'POST', path: '/users/me/avatar', schema: obj({ avatar_url: { type: 'string' } }) },
+  { method: 'DELETE', path: '/users/me/avatar', schema: obj({ avatar_url: { type: 'string' } }) },
 ];

@@ -54,14 +54,19 @@ export function multipartBody(files: FilePart[], fields: Record<string, string> 
 }
 
 /** POST /api/v1/user_uploads with file parts; a 2xx answer is checked against the reference. */
-export async function uploadFiles(ts: TestServer, files: FilePart[], opts: { auth?: Credentials | null; host?: string; fields?: Record<string, string> } = {}): Promise<Response> {
+export function uploadFiles(ts: TestServer, files: FilePart[], opts: { auth?: Credentials | null; host?: string; fields?: Record<string, string> } = {}): Promise<Response> {
+  return sendFiles(ts, 'POST', '/user_uploads', files, opts);
+}
+
+/** Any API request with file parts (and form fields), as clients send uploads; 2xx answers checked. */
+export async function sendFiles(ts: TestServer, method: string, path: string, files: FilePart[], opts: { auth?: Credentials | null; host?: string; fields?: Record<string, string> } = {}): Promise<Response> {
   const { body, contentType } = multipartBody(files, opts.fields);
   const headers: Record<string, string> = { host: opts.host ?? ts.server.config.externalHost, 'content-type': contentType, 'content-length': String(body.length) };
   const auth = opts.auth === undefined ? ts.owner : opts.auth;
   if (auth) headers.authorization = basic(auth);
-  const raw = await send(ts, 'POST', '/api/v1/user_uploads', headers, body);
+  const raw = await send(ts, method, `/api/v1${path}`, headers, body);
   const parsed = JSON.parse(raw.body.toString('utf8'));
-  if (raw.status >= 200 && raw.status < 300) checkResponse('POST', '/user_uploads', parsed);
+  if (raw.status >= 200 && raw.status < 300) checkResponse(method, path, parsed);
   return { status: raw.status, headers: raw.headers, body: parsed };
 }
 

@@ -8,6 +8,7 @@ import { saveUser } from '../users/actions.js';
 import { changeRole } from '../users/update.js';
 import { sendBotUpdate, sendOwnerChange, type Send } from './events.js';
 import { botProfile, serviceDicts, streamName } from './views.js';
+import { changeAvatar, type AvatarImages } from '../avatars/actions.js';
 
 /** The do-actions of PATCH /bots/{bot_id} and the API key endpoints; checks are the caller's. */
 
@@ -20,6 +21,8 @@ export interface BotChanges {
   defaultAllPublicStreams?: boolean;
   service?: { baseUrl: string; interface: number };
   config?: Record<string, string>;
+  /** A new uploaded avatar, already scaled (api/avatars/). */
+  avatar?: AvatarImages;
 }
 
 const sender = (out: Outbox): Send => (event, ids) => queueEvent(out, event, ids);
@@ -61,6 +64,7 @@ export async function doUpdateBot(shard: Shard, realm: RealmState, actor: UserRe
     profile.config = { ...(profile.config ?? {}), ...changes.config };
     if (profile.service) sendBotUpdate(send, realm, bot, { services: serviceDicts(bot) });
   }
+  if (changes.avatar) changeAvatar(shard, out, realm, bot, changes.avatar);
   saveUser(shard, out.batch, realm, bot);
   await flush(shard, realm, out);
 }

@@ -12,6 +12,8 @@ import { storageOperations } from './storage.js';
 import './outgoing.js';
 import { botProfile, streamName } from './views.js';
 import { avatarUrl } from '../users/views.js';
+import { avatarFromUpload, changeAvatar } from '../avatars/actions.js';
+import type { UploadedFile } from '../uploads/index.js';
 
 /**
  * The bot endpoints (the reference's zerver/views/users.py): create, list, configure,
@@ -48,6 +50,11 @@ function checkOneFile(files: unknown[] | undefined): void {
   if ((files?.length ?? 0) > 1) throw badRequest('You may only upload one file at a time');
 }
 
+/** A bot's avatar from the request's one file, if it sent one (stored as api/avatars/ stores them). */
+function botAvatar(shard: Parameters<typeof avatarFromUpload>[0], files: UploadedFile[] | undefined) {
+  return files?.length === 1 ? avatarFromUpload(shard, files[0], { limited: false }) : Promise.resolve(null);
+}
+
 interface CreateParams {
   full_name: string;
   short_name: string;
@@ -59,7 +66,7 @@ interface CreateParams {
   default_sending_stream?: string;
   default_events_register_stream?: string;
   default_all_public_streams?: boolean;
-  __files?: unknown[];
+  __files?: UploadedFile[];
 }
 
 /** POST /bots */
@@ -110,7 +117,12 @@ const create = operation<CreateParams>({
       profile.service = { name: serviceName!, baseUrl: payloadUrl, interface: p.interface_type, token: generateApiKey() };
     }
     if (p.bot_type === BOT_TYPE.incomingWebhook || p.bot_type === BOT_TYPE.embedded) profile.config = config;
-    const bot = await doCreateUser(shard, realm, { email, fullName, isBot: true, botType: p.bot_type, botOwnerId: actor.id, bot: profile });
+    // The image is read before the bot exists: a file that is no image refuses the whole request.
+    const avatar = await botAvatar(shard, p.__files);
+    const bot = await doCreateUser(shard, realm, {
+      email, fullName, isBot: true, botType: p.bot_type, botOwnerId: actor.id, bot: profile,
+      inSameTransaction: avatar ? (out, user) => changeAvatar(shard, out, realm, user, avatar) : undefined,
+    });
     return {
       user_id: bot.id,
       api_key: bot.apiKey,
@@ -157,7 +169,7 @@ interface UpdateParams {
   default_sending_stream?: string;
   default_events_register_stream?: string;
   default_all_public_streams?: boolean;
-  __files?: unknown[];
+  __files?: UploadedFile[];
 }
 
 /** PATCH /bots/{bot_id}: every check first, then one transaction. */
@@ -219,6 +231,7 @@ const update = operation<UpdateParams>({
     }
     if (p.config_data !== undefined) changes.config = p.config_data;
     checkOneFile(p.__files);
+    changes.avatar = (await botAvatar(shard, p.__files)) ?? undefined;
     await doUpdateBot(shard, realm, actor, bot, changes);
     const profile = botProfile(bot);
     const owner = bot.botOwnerId === null ? undefined : realm.users.get(bot.botOwnerId);

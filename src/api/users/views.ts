@@ -11,7 +11,8 @@ export function avatarUrl(user: UserRecord, clientGravatar: boolean): string | n
     const hash = createHash('md5').update(user.email.toLowerCase()).digest('hex');
     return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${user.avatarVersion}`;
   }
-  return `/user_avatars/${user.realmId}/${user.id}.png?version=${user.avatarVersion}`;
+  // An uploaded avatar (api/avatars/): its files are named by the random avatarKey.
+  return `/user_avatars/${user.realmId}/${user.avatarKey ?? user.id}.png?version=${user.avatarVersion}`;
 }
 
 /** `2019-10-20T07:50:53+00:00`: the reference's isoformat, which older Python clients can parse ('Z' they cannot). */
