@@ -55,6 +55,7 @@ export const routes: readonly Route[] = [
   // Incoming webhooks: the integration's name is in the path, the bot's API key in the query.
   r('POST', '/external/{integration}', 'webhooks.incoming'),
 
+  r('POST', '/channels/create', 'streams.createChannel'),
   r('GET', '/streams', 'streams.list'),
   r('GET', '/streams/{stream_id}', 'streams.get'),
   r('GET', '/streams/{stream_id}/email_address', 'streams.emailAddress'),

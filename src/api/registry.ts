@@ -16,6 +16,7 @@ import { operations as scheduledMessages } from './scheduled-messages/index.js';
 import { operations as server } from './server/index.js';
 import { operations as settings } from './settings/index.js';
 import { operations as streams } from './streams/index.js';
+import { operations as createChannel } from './streams/create-channel.js';
 import { operations as submessages } from './submessages/index.js';
 import { operations as subscriptions } from './subscriptions/index.js';
 import { operations as typing } from './typing/index.js';
@@ -43,6 +44,7 @@ export const operations: Record<string, Operation<any>> = {
   ...server,
   ...settings,
   ...streams,
+  ...createChannel,
   ...submessages,
   ...subscriptions,
   ...typing,
