@@ -12,6 +12,7 @@ import { operations as presence } from './presence/index.js';
 import { operations as realm } from './realm/index.js';
 import { operations as reminders } from './reminders/index.js';
 import { operations as savedSnippets } from './saved-snippets/index.js';
+import { operations as navigationViews } from './navigation-views/index.js';
 import { operations as scheduledMessages } from './scheduled-messages/index.js';
 import { operations as server } from './server/index.js';
 import { operations as settings } from './settings/index.js';
@@ -40,6 +41,7 @@ export const operations: Record<string, Operation<any>> = {
   ...realm,
   ...reminders,
   ...savedSnippets,
+  ...navigationViews,
   ...scheduledMessages,
   ...server,
   ...settings,

@@ -53,6 +53,7 @@ import type { MessageIds } from './message-ids.js';
  *   jobKeys     key                                      -> due        work run by shard/jobs.ts
  *   drafts      [realmId, userId, draftId]               -> DraftRecord
  *   snippets    [realmId, userId, snippetId]             -> SavedSnippetRecord
+ *   navigationViews [realmId, userId, fragment]          -> NavigationViewRecord
  *   scheduled   [realmId, senderId, id]                  -> ScheduledMessageRecord (scheduled
  *                                                          messages and reminders)
  *
@@ -100,6 +101,7 @@ export interface ShardStore {
   jobKeys: Database;
   drafts: Database;
   snippets: Database;
+  navigationViews: Database;
   scheduled: Database;
 }
 
@@ -152,6 +154,7 @@ export function openShardStore(dataDir: string, shard: number): ShardStore {
     jobKeys: db('jobKeys'),
     drafts: db('drafts'),
     snippets: db('snippets'),
+    navigationViews: db('navigationViews'),
     scheduled: db('scheduled'),
   };
 }

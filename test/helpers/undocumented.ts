@@ -1,4 +1,4 @@
-import { reminder } from './openapi-later.js';
+import { navigationView, reminder } from './openapi-later.js';
 
 /**
  * Response schemas for endpoints the reference serves but its OpenAPI description leaves out
@@ -85,4 +85,8 @@ export const UNDOCUMENTED: { method: string; path: string; schema: Record<string
   // After the 10.2 description (feature level 372), used by the reference's own API test suite
   // (zerver/openapi/python_examples.py): shapes from the reference's API documentation.
   { method: 'POST', path: '/channels/create', schema: obj({ id: { type: 'integer' } }) },
+  { method: 'GET', path: '/navigation_views', schema: obj({ navigation_views: { type: 'array', items: navigationView } }) },
+  { method: 'POST', path: '/navigation_views', schema: obj({}) },
+  { method: 'PATCH', path: '/navigation_views/{fragment*}', schema: obj({}) },
+  { method: 'DELETE', path: '/navigation_views/{fragment*}', schema: obj({}) },
 ];
