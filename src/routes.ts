@@ -102,6 +102,7 @@ export const routes: readonly Route[] = [
   r('GET', '/invites', 'invites.list'),
   r('POST', '/invites', 'invites.create'),
   r('POST', '/invites/multiuse', 'invites.createMultiuse'),
+  r('PATCH', '/invites/multiuse/{invite_id}', 'invites.editMultiuse'),
   r('DELETE', '/invites/multiuse/{invite_id}', 'invites.revokeMultiuse'),
   r('DELETE', '/invites/{invite_id}', 'invites.revoke'),
   r('POST', '/invites/{invite_id}/resend', 'invites.resend'),

@@ -85,6 +85,7 @@ export const UNDOCUMENTED: { method: string; path: string; schema: Record<string
   // After the 10.2 description (feature level 372), used by the reference's own API test suite
   // (zerver/openapi/python_examples.py): shapes from the reference's API documentation.
   { method: 'POST', path: '/channels/create', schema: obj({ id: { type: 'integer' } }) },
+  { method: 'PATCH', path: '/invites/multiuse/{invite_id}', schema: obj({}) },
   { method: 'GET', path: '/navigation_views', schema: obj({ navigation_views: { type: 'array', items: navigationView } }) },
   { method: 'POST', path: '/navigation_views', schema: obj({}) },
   { method: 'PATCH', path: '/navigation_views/{fragment*}', schema: obj({}) },
