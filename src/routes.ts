@@ -18,6 +18,7 @@ export const routes: readonly Route[] = [
   r('POST', '/fetch_api_key', 'server.fetchApiKey'),
 
   r('PATCH', '/realm', 'realm.update'),
+  r('POST', '/realm/test_welcome_bot_custom_message', 'realm.testWelcomeBotCustomMessage'),
   r('GET', '/realm/linkifiers', 'linkifiers.list'),
   r('PATCH', '/realm/linkifiers', 'linkifiers.reorder'),
   r('POST', '/realm/filters', 'linkifiers.add'),

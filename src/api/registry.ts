@@ -13,6 +13,7 @@ import { operations as realm } from './realm/index.js';
 import { operations as reminders } from './reminders/index.js';
 import { operations as savedSnippets } from './saved-snippets/index.js';
 import { operations as navigationViews } from './navigation-views/index.js';
+import { welcomeTestOperations } from './invites/welcome-test.js';
 import { operations as scheduledMessages } from './scheduled-messages/index.js';
 import { operations as server } from './server/index.js';
 import { operations as settings } from './settings/index.js';
@@ -42,6 +43,7 @@ export const operations: Record<string, Operation<any>> = {
   ...reminders,
   ...savedSnippets,
   ...navigationViews,
+  ...welcomeTestOperations,
   ...scheduledMessages,
   ...server,
   ...settings,

@@ -86,6 +86,7 @@ export const UNDOCUMENTED: { method: string; path: string; schema: Record<string
   // (zerver/openapi/python_examples.py): shapes from the reference's API documentation.
   { method: 'POST', path: '/channels/create', schema: obj({ id: { type: 'integer' } }) },
   { method: 'PATCH', path: '/invites/multiuse/{invite_id}', schema: obj({}) },
+  { method: 'POST', path: '/realm/test_welcome_bot_custom_message', schema: obj({ welcome_bot_custom_message_id: { type: 'integer' } }) },
   { method: 'GET', path: '/navigation_views', schema: obj({ navigation_views: { type: 'array', items: navigationView } }) },
   { method: 'POST', path: '/navigation_views', schema: obj({}) },
   { method: 'PATCH', path: '/navigation_views/{fragment*}', schema: obj({}) },
