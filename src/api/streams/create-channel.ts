@@ -1,4 +1,5 @@
 import { badRequest, invalidArgument } from '../../lib/errors.js';
+import type { RealmState } from '../../model/realm-state.js';
 import type { GroupSetting } from '../../model/types.js';
 import { flush, outbox } from '../../shard/outbox.js';
 import { me, operation } from '../operation.js';
@@ -6,19 +7,21 @@ import { addSubscriptions } from '../subscriptions/actions.js';
 import { resolvePrincipals } from '../subscriptions/checks.js';
 import { isGuest } from './access.js';
 import { createStream } from './actions.js';
-import { checkCanCreateChannel, checkStreamName, MAX_DESCRIPTION_LENGTH, parseGroupSetting, parseRetention } from './checks.js';
+import { checkCanCreateChannel, checkStreamName, MAX_DESCRIPTION_LENGTH, parseGroupSetting, parseRetention, type CreationRequest } from './checks.js';
 import { CHANNEL_GROUP_SETTINGS } from './views.js';
 
-/**
- * POST /channels/create (feature level 417): creates one channel and subscribes exactly the
- * users named in `subscribers` (the creator only if listed), answering the new channel's `id`.
- * It is POST /users/me/subscriptions' channel creation without the subscribe-or-create
- * ambiguity: a name already taken is an error rather than a subscription.
- */
-interface Params {
-  name: string;
-  description: string;
-  subscribers: unknown[];
+/** The channel options POST /channels/create and POST /users/me/subscriptions both take. */
+export const channelOptionParams = {
+  announce: { type: 'boolean', default: false },
+  invite_only: { type: 'boolean', default: false },
+  is_web_public: { type: 'boolean', default: false },
+  is_default_stream: { type: 'boolean', default: false },
+  history_public_to_subscribers: { type: 'boolean' },
+  message_retention_days: { type: ['string', 'integer'] },
+  ...Object.fromEntries(CHANNEL_GROUP_SETTINGS.map((s) => [s, { oneOf: [{ type: 'integer' }, { type: 'object' }] }])),
+};
+
+export interface ChannelOptions {
   announce: boolean;
   invite_only: boolean;
   is_web_public: boolean;
@@ -28,7 +31,25 @@ interface Params {
   [setting: string]: unknown;
 }
 
-const groupSettingParam = { oneOf: [{ type: 'integer' }, { type: 'object' }] };
+/** The options checked: the kind of channel (for checkCanCreateChannel) and its group settings. */
+export function parseChannelOptions(realm: RealmState, p: ChannelOptions): { kind: CreationRequest; groups: Record<string, GroupSetting> } {
+  const groups: Record<string, GroupSetting> = {};
+  for (const setting of CHANNEL_GROUP_SETTINGS) if (p[setting] !== undefined) groups[setting] = parseGroupSetting(realm, setting, p[setting]);
+  const retention = p.message_retention_days === undefined ? null : parseRetention(p.message_retention_days);
+  return { kind: { inviteOnly: p.invite_only, isWebPublic: p.is_web_public, isDefault: p.is_default_stream, messageRetentionDays: retention }, groups };
+}
+
+/**
+ * POST /channels/create (feature level 417): creates one channel and subscribes exactly the
+ * users named in `subscribers` (the creator only if listed), answering the new channel's `id`.
+ * It is POST /users/me/subscriptions' channel creation without the subscribe-or-create
+ * ambiguity: a name already taken is an error rather than a subscription.
+ */
+interface Params extends ChannelOptions {
+  name: string;
+  description: string;
+  subscribers: unknown[];
+}
 
 const create = operation<Params>({
   auth: 'user',
@@ -37,13 +58,7 @@ const create = operation<Params>({
       name: { type: 'string' },
       description: { type: 'string', default: '' },
       subscribers: { type: 'array' },
-      announce: { type: 'boolean', default: false },
-      invite_only: { type: 'boolean', default: false },
-      is_web_public: { type: 'boolean', default: false },
-      is_default_stream: { type: 'boolean', default: false },
-      history_public_to_subscribers: { type: 'boolean' },
-      message_retention_days: { type: ['string', 'integer'] },
-      ...Object.fromEntries(CHANNEL_GROUP_SETTINGS.map((s) => [s, groupSettingParam])),
+      ...channelOptionParams,
     },
     required: ['name', 'subscribers'],
   },
@@ -55,10 +70,7 @@ const create = operation<Params>({
     // The reference keeps descriptions on one line.
     const description = p.description.replace(/\n/g, ' ');
     if ([...description].length > MAX_DESCRIPTION_LENGTH) throw invalidArgument('description', `description is too long (limit: ${MAX_DESCRIPTION_LENGTH} characters)`);
-    const groups: Record<string, GroupSetting> = {};
-    for (const setting of CHANNEL_GROUP_SETTINGS) if (p[setting] !== undefined) groups[setting] = parseGroupSetting(realm, setting, p[setting]);
-    const retention = p.message_retention_days === undefined ? null : parseRetention(p.message_retention_days);
-    const kind = { inviteOnly: p.invite_only, isWebPublic: p.is_web_public, isDefault: p.is_default_stream, messageRetentionDays: retention };
+    const { kind, groups } = parseChannelOptions(realm, p);
     checkCanCreateChannel(realm, user, kind);
     if (!p.subscribers.every((s) => Number.isInteger(s))) throw invalidArgument('subscribers', 'subscribers is not a list of user IDs');
     const targets = p.subscribers.length > 0 ? resolvePrincipals(realm, p.subscribers) : [];

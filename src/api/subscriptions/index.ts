@@ -1,11 +1,11 @@
 import { ApiError, badRequest, insufficientPermission, invalidArgument } from '../../lib/errors.js';
-import type { GroupSetting, StreamRecord, UserRecord } from '../../model/types.js';
+import type { StreamRecord, UserRecord } from '../../model/types.js';
 import { me, operation } from '../operation.js';
 import { activeSubscriberIds, hasMetadataAccess, isGuest } from '../streams/access.js';
 import { flush, outbox } from '../../shard/outbox.js';
 import { createStream } from '../streams/actions.js';
-import { checkCanCreateChannel, checkStreamName, MAX_DESCRIPTION_LENGTH, parseGroupSetting, parseRetention } from '../streams/checks.js';
-import { CHANNEL_GROUP_SETTINGS } from '../streams/views.js';
+import { checkCanCreateChannel, checkStreamName, MAX_DESCRIPTION_LENGTH } from '../streams/checks.js';
+import { channelOptionParams, parseChannelOptions, type ChannelOptions } from '../streams/create-channel.js';
 import { addSubscriptions, removeSubscriptions, type SubPair } from './actions.js';
 import { canRemoveOthers, checkColor, classifyForSubscribing, controlsUser, resolvePrincipals } from './checks.js';
 import { operations as propertyOperations } from './properties.js';
@@ -30,19 +30,10 @@ const list = operation<{ include_subscribers: boolean }>({
   },
 });
 
-const groupSettingParam = { oneOf: [{ type: 'integer' }, { type: 'object' }] };
-
-interface AddParams {
+interface AddParams extends ChannelOptions {
   subscriptions: { name: string; description?: string; color?: string }[];
   principals?: unknown[];
   authorization_errors_fatal: boolean;
-  announce: boolean;
-  invite_only: boolean;
-  is_web_public: boolean;
-  is_default_stream: boolean;
-  history_public_to_subscribers?: boolean;
-  message_retention_days?: string | number;
-  [setting: string]: unknown;
 }
 
 /** `{user id: [channel names]}`, the shape of subscribed and already_subscribed since feature level 289. */
@@ -86,13 +77,7 @@ const add = operation<AddParams>({
       },
       principals: { type: 'array' },
       authorization_errors_fatal: { type: 'boolean', default: true },
-      announce: { type: 'boolean', default: false },
-      invite_only: { type: 'boolean', default: false },
-      is_web_public: { type: 'boolean', default: false },
-      is_default_stream: { type: 'boolean', default: false },
-      history_public_to_subscribers: { type: 'boolean' },
-      message_retention_days: { type: ['string', 'integer'] },
-      ...Object.fromEntries(CHANNEL_GROUP_SETTINGS.map((s) => [s, groupSettingParam])),
+      ...channelOptionParams,
     },
     required: ['subscriptions'],
   },
@@ -100,9 +85,7 @@ const add = operation<AddParams>({
     const user = me(ctx);
     const { shard, realm, params: p } = ctx;
     if (isGuest(user)) throw badRequest('Not allowed for guest users');
-    const groups: Record<string, GroupSetting> = {};
-    for (const setting of CHANNEL_GROUP_SETTINGS) if (p[setting] !== undefined) groups[setting] = parseGroupSetting(realm, setting, p[setting]);
-    const retention = p.message_retention_days === undefined ? null : parseRetention(p.message_retention_days);
+    const { kind, groups } = parseChannelOptions(realm, p);
     const { requested, colors } = parseRequested(p.subscriptions);
 
     const existing: StreamRecord[] = [];
@@ -112,7 +95,6 @@ const add = operation<AddParams>({
       if (stream) existing.push(stream);
       else missing.push(r);
     }
-    const kind = { inviteOnly: p.invite_only, isWebPublic: p.is_web_public, isDefault: p.is_default_stream, messageRetentionDays: retention };
     if (missing.length > 0) checkCanCreateChannel(realm, user, kind);
 
     const targets = p.principals && p.principals.length > 0 ? resolvePrincipals(realm, p.principals) : [user];
