@@ -1,16 +1,26 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { dayOfChat } from './day.js';
+import { fairness, soak } from './reliability.js';
 import { hammer, sleep, startBaseline, type Measured } from './lib/load.js';
 import { OwnServer, readZuliprc, RemoteServer, type SeedSpec, type Target } from './lib/target.js';
 import { fanoutLatency, markRead, parkedPolls, registerLatency, sendWithPollers, topicHistory, type Env, type Outcome, type Sizes } from './scenarios.js';
 
 // Five topics, so that the small realm's topics too hold more than the 100 messages P5 reads:
 // P6 compares the same work at two sizes.
-const FULL: Sizes = { users: 1000, channels: 10, topics: 5, smallMessages: 10_000, bigMessages: 1_000_000, seconds: 10, connections: 32, extraPolls: 10_000, registers: 200, markRead: 10_000, daySeconds: 20, dayMaxUsers: 6400 };
-const QUICK: Sizes = { users: 120, channels: 3, topics: 5, smallMessages: 1500, bigMessages: 6000, seconds: 2, connections: 8, extraPolls: 300, registers: 20, markRead: 1000, daySeconds: 3, dayMaxUsers: 100 };
+const FULL: Sizes = {
+  users: 1000, channels: 10, topics: 5, smallMessages: 10_000, bigMessages: 1_000_000, seconds: 10, connections: 32, extraPolls: 10_000, registers: 200, markRead: 10_000, daySeconds: 20, dayMaxUsers: 6400,
+  soakSeconds: 600, soakQueues: 10_000, soakActive: 200, soakIdle: 200, soakRate: 20, fairSeconds: 10,
+};
+const QUICK: Sizes = {
+  users: 120, channels: 3, topics: 5, smallMessages: 1500, bigMessages: 6000, seconds: 2, connections: 8, extraPolls: 300, registers: 20, markRead: 1000, daySeconds: 3, dayMaxUsers: 100,
+  soakSeconds: 10, soakQueues: 300, soakActive: 20, soakIdle: 20, soakRate: 10, fairSeconds: 2,
+};
+/** Scenarios that run only when asked for (or in a quick run): long, and about endurance. */
+const OPT_IN = new Set(['SOAK', 'FAIR']);
 
 interface Options {
   url?: string;
@@ -59,6 +69,8 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
     }
     const p5 = await step('P5', () => topicHistory(env));
     await step('P9', () => dayOfChat(env));
+    await step('FAIR', () => fairness(env));
+    await step('SOAK', () => soak(env));
     return { p1, p5 };
   };
 
@@ -73,8 +85,11 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
     return results;
   }
 
-  // A heartbeat beyond any scenario's length keeps P3's extra polls parked throughout.
-  const serverEnv = { STOA_HEARTBEAT_SECONDS: '120' };
+  // A heartbeat beyond any scenario's length keeps P3's extra polls parked throughout. Rate
+  // limits stay on, so that their cost is measured, but high enough never to refuse the bench.
+  const config = join(mkdtempSync(join(tmpdir(), 'stoa-bench-config-')), 'config.json');
+  writeFileSync(config, JSON.stringify({ rateLimits: { enabled: true, perUser: [[60, 1_000_000_000]], perIp: [[60, 1_000_000_000]] } }));
+  const serverEnv = { STOA_HEARTBEAT_SECONDS: '120', STOA_CONFIG: config };
   // CPU profiles of every server thread (main and shards), written when the server stops.
   const nodeArgs = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`] : [];
   const small = await OwnServer.create(seedSpec(sizes, sizes.smallMessages), serverEnv, log, nodeArgs);
@@ -137,7 +152,8 @@ async function main(opts: Options): Promise<void> {
   const sizes = opts.quick ? QUICK : FULL;
   const only = opts.only ? new Set(opts.only.split(',').map((s) => s.trim().toUpperCase())) : null;
   // Ids compare in upper case ("P7b" is "P7B"); asking for P7 brings its second half, P7b.
-  const want = (id: string) => !only || only.has(id.toUpperCase()) || only.has(id.toUpperCase().replace(/B$/, ''));
+  const want = (id: string) =>
+    only ? only.has(id.toUpperCase()) || only.has(id.toUpperCase().replace(/B$/, '')) : !OPT_IN.has(id) || opts.quick === true;
   const load = loadavg();
   log(`${opts.quick ? 'quick' : 'full'} run against ${opts.url ?? 'its own server'}; load average ${load.map((l) => l.toFixed(2)).join(' ')}`);
   const baseline = await measureBaseline(sizes);

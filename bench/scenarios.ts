@@ -17,6 +17,12 @@ export interface Sizes {
   markRead: number;
   daySeconds: number;
   dayMaxUsers: number;
+  soakSeconds: number;
+  soakQueues: number;
+  soakActive: number;
+  soakIdle: number;
+  soakRate: number;
+  fairSeconds: number;
 }
 
 export interface Outcome {

@@ -20,6 +20,14 @@ export interface Config {
   fetchApiKeyRateLimit: { failures: number; windowSeconds: number };
   heartbeatSeconds: number;
   queueLifespanSeconds: number;
+  /** Per user: how many event queues; per queue: how many unacknowledged events. */
+  eventQueues: { maxPerUser: number; maxPendingEvents: number };
+  /** API rate limits, as the reference's rules: [window seconds, requests] pairs, each enforced. */
+  rateLimits: { enabled: boolean; perUser: [number, number][]; perIp: [number, number][] };
+  /** Checked before parameters are parsed or passed on (front/body.ts, lib/input-limits.ts). */
+  requestLimits: { bodyBytes: number; params: number; depth: number };
+  /** How long a stop waits for requests in flight before it closes their connections. */
+  stopGraceSeconds: number;
   /** Embedded bots run in the server (the reference's EMBEDDED_BOTS_ENABLED). */
   embeddedBotsEnabled: boolean;
   /**
@@ -101,6 +109,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   };
   for (const [key, value] of Object.entries({ ...fromEnv, ...overrides })) if (value !== undefined) merged[key] = value;
   applySmtpEnv(env, merged);
+  const limits = env.STOA_RATE_LIMITS;
+  if (limits !== undefined && limits !== '' && overrides.rateLimits === undefined) {
+    if (limits !== 'on' && limits !== 'off') throw new ConfigError(`STOA_RATE_LIMITS must be "on" or "off", got "${limits}"`);
+    merged.rateLimits = { ...(merged.rateLimits as object), enabled: limits === 'on' };
+  }
   if (!validate(merged)) {
     const e = validate.errors![0];
     const where = e.instancePath ? `option "${e.instancePath.slice(1).replace(/\//g, '.')}"` : 'config';

@@ -4,6 +4,10 @@ import { log } from './lib/log.js';
 import { startServer } from './server.js';
 import { DataDirLockedError } from './store/lock.js';
 
+// A promise rejected with no handler must never end the server (Node's default): it is a bug
+// to log, not a reason to drop every realm's connections. (Shard threads do the same.)
+process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled promise rejection'));
+
 /** `npm start`: validate the config, start, print the first owner's credentials, stop on signals. */
 async function main(): Promise<void> {
   let config;
@@ -23,6 +27,12 @@ async function main(): Promise<void> {
 
   const stop = (signal: string) => {
     log.info({ signal }, 'shutting down');
+    // The stop itself bounds connections to the grace period; this bounds the rest (saving
+    // queues, flushing LMDB), so that a stop always ends.
+    setTimeout(() => {
+      log.fatal({ signal }, 'shutdown did not finish in time');
+      process.exit(1);
+    }, (server.config.stopGraceSeconds + 30) * 1000).unref();
     server.close().then(
       () => process.exit(0),
       (err) => {

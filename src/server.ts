@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import type { CreatedRealm } from './api/realm/actions.js';
 import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from './config.js';
@@ -9,7 +9,10 @@ import { setLogLevel } from './lib/log.js';
 import { ShardPool } from './shard/pool.js';
 import { startMailListener } from './front/smtp.js';
 import { Directory } from './store/directory.js';
+import { checkDirectoryFile, checkShardFiles, StoreError } from './store/integrity.js';
+import { probeStores } from './store/probe.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
+import { log } from './lib/log.js';
 
 export interface RunningServer {
   config: ResolvedConfig;
@@ -43,16 +46,81 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   }
 }
 
-/** How long a stop waits for requests in flight before it closes their connections. */
-const STOP_GRACE_MS = 5000;
+/** Node's HTTP parser errors that have an answer of their own; the rest are 400. */
+const PARSER_ANSWERS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request headers are too large.'],
+  HPE_HEADER_TIMEOUT: [408, 'Request Timeout', 'The request took too long to arrive.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request took too long to arrive.'],
+};
+
+/**
+ * Errors of Node's HTTP parser (a malformed request line, oversized headers, a bad chunk) come
+ * before any handler runs, and Node answers them with an empty body. Answer them in the API's
+ * shape instead, and close: the rest of the connection's bytes cannot be trusted.
+ */
+function answerParserError(err: NodeJS.ErrnoException & { bytesParsed?: number }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  const [status, text, msg] = PARSER_ANSWERS[err.code ?? ''] ?? [400, 'Bad Request', 'Malformed HTTP request.'];
+  const body = JSON.stringify({ result: 'error', msg, code: 'BAD_REQUEST' });
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** How long a connection must have been idle, once stopping, before it is closed (see close). */
+const IDLE_LINGER_MS = 250;
+/** How long a stop still accepts connections the kernel has queued (see close). */
+const ACCEPT_LINGER_MS = 100;
 
 async function start(config: Config, lock: DataDirLock): Promise<RunningServer> {
+  // Before anything opens them: a missing or damaged store is refused with its file and the
+  // problem, never opened (LMDB would crash on it) or replaced by an empty one.
+  checkDirectoryFile(config.dataDir);
   const directory = new Directory(config.dataDir);
+  try {
+    checkShardFiles(config.dataDir, directory.list());
+    // What the shards are about to load, read first in a child process: a damaged page there
+    // would end this process with SIGBUS or SIGSEGV and nothing in the log.
+    if (directory.list().length > 0) {
+      const [problem] = (await probeStores(config.dataDir, 'load')).problems;
+      if (problem) throw new StoreError(problem.file, problem.problem + (problem.table && !problem.problem.includes(problem.table) ? ` (table ${problem.table})` : ''));
+    }
+  } catch (err) {
+    await directory.close();
+    throw err;
+  }
   // Requests that arrive while the shards load wait here: none may run before every shard has
   // raised the shared message-id counter (ShardPool.ready).
   let handle: RequestListener | null = null;
   const early: [IncomingMessage, ServerResponse][] = [];
-  const http = createServer((req, res) => (handle ? handle(req, res) : early.push([req, res])));
+  // Each connection's requests in flight and when it last finished one: a stop closes the idle
+  // ones, and lets the busy ones finish (see close).
+  const connections = new Map<Socket, { busy: number; idleSince: number }>();
+  // What happened to the requests a stop found: logged when it ends.
+  const stopStats = { answered: 0, cut: 0 };
+  const http = createServer((req, res) => {
+    const conn = connections.get(req.socket);
+    if (conn) {
+      conn.busy++;
+      res.once('close', () => {
+        conn.busy--;
+        conn.idleSince = Date.now();
+        if (closing) stopStats[res.writableFinished ? 'answered' : 'cut']++;
+      });
+    }
+    if (handle) handle(req, res);
+    else early.push([req, res]);
+  });
+  http.on('connection', (socket: Socket) => {
+    connections.set(socket, { busy: 0, idleSince: Date.now() });
+    socket.once('close', () => connections.delete(socket));
+  });
+  http.on('clientError', answerParserError);
+  // Node closes a kept-alive connection after 5 s idle; a client that reuses it at that moment
+  // (any client that paused between two requests) sees its request reset, which for a send
+  // means not knowing whether it was stored. Clients and proxies keep connections longer, so
+  // keep them as nginx does (75 s, past the 50 s long-poll heartbeat); a stop closes idle ones
+  // anyway.
+  http.keepAliveTimeout = 75_000;
+  http.headersTimeout = 80_000;
   const port = await listen(http, config.port, config.bind);
   const resolved = resolveConfig(config, port);
   resolved.shards = Math.max(resolved.shards, directory.shardsInUse());
@@ -77,7 +145,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const mail = resolved.emailGateway.enabled && resolved.emailGateway.port !== null ? await startMailListener(resolved, pool, () => directory.list().map((realm) => realm.shard)) : null;
   const koa = front.app.callback();
   let closing: Promise<void> | null = null;
-  const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null);
+  const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null, front.limitAddress);
   handle = (req, res) => {
     // Once stopping, every answer closes its connection (see longpoll.ts).
     if (closing) res.shouldKeepAlive = false;
@@ -85,18 +153,44 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   };
   for (const [req, res] of early.splice(0)) handle(req, res);
 
+  /**
+   * A graceful stop. In order:
+   *   1. for ACCEPT_LINGER_MS more, connections are still accepted: those the kernel queued
+   *      while the event loop was busy are requests already on the wire, and closing the
+   *      listener would reset them. Every answer from now on closes its connection;
+   *   2. stop accepting (a refused connection is one a client knows was never served);
+   *   3. every shard answers its parked long-polls, empty, and parks no more;
+   *   4. requests in flight finish; an idle keep-alive connection is closed once it has been
+   *      idle IDLE_LINGER_MS, so that a client between two requests of a loop sends its next
+   *      one and is answered rather than reset (closing idle connections at once, as
+   *      http.Server.close does, drops requests already on the wire);
+   *   5. after stopGraceSeconds whatever is left is closed: a client that reads its answer
+   *      slowly, or dribbles its request in, cannot hold the stop;
+   *   6. the shards save their queues and flush LMDB.
+   */
   const close = () =>
     (closing ??= (async () => {
-      // Parked long-polls would hold the HTTP server open until their heartbeat: answer them first.
+      const started = Date.now();
       await mail?.close();
+      const deadline = started + resolved.stopGraceSeconds * 1000;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(ACCEPT_LINGER_MS, resolved.stopGraceSeconds * 1000)));
+      // Closed from the check phase, right after the poll phase has accepted every connection
+      // the kernel had queued: only one completed in the microseconds between is reset.
+      await new Promise((resolve) => setImmediate(resolve));
+      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(http, () => resolve()));
       await pool.drain();
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeIdleConnections();
-        // A request still unanswered after the grace period (a client that stopped reading, a
-        // connection whose peer vanished without a FIN) must not keep the server from stopping.
-        setTimeout(() => http.closeAllConnections(), STOP_GRACE_MS).unref();
-      });
+      while (connections.size > 0 && Date.now() < deadline) {
+        const now = Date.now();
+        for (const [socket, conn] of connections) if (conn.busy === 0 && now - conn.idleSince >= IDLE_LINGER_MS) socket.destroy();
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      const left = connections.size;
+      if (left > 0) {
+        http.closeAllConnections();
+        for (const socket of connections.keys()) socket.destroy();
+      }
+      await closed;
+      log.info({ ms: Date.now() - started, answered: stopStats.answered, cut: stopStats.cut, closedAtGrace: left }, 'stop: requests answered during the stop, and cut off when the grace period ended');
       await pool.close();
       await directory.close();
       lock.release();

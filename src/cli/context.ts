@@ -5,6 +5,7 @@ import { setLogLevel } from '../lib/log.js';
 import type { RealmState } from '../model/realm-state.js';
 import { Shard } from '../shard/shard.js';
 import { Directory, type DirectoryEntry } from '../store/directory.js';
+import { checkDirectoryFile, checkShardFiles } from '../store/integrity.js';
 import { acquireLock, DataDirLockedError } from '../store/lock.js';
 
 /** An error the CLI reports as one line (`stoa: <message>`) with exit status 1. */
@@ -54,8 +55,11 @@ export async function withWriteAccess<T>(config: ResolvedConfig, fn: (directory:
     throw err;
   }
   try {
+    // As the server does: a damaged or missing store is refused, never opened or recreated.
+    checkDirectoryFile(config.dataDir);
     const directory = new Directory(config.dataDir);
     try {
+      checkShardFiles(config.dataDir, directory.list());
       return await fn(directory);
     } finally {
       await directory.close();
@@ -68,9 +72,11 @@ export async function withWriteAccess<T>(config: ResolvedConfig, fn: (directory:
 /** Opens the directory for reading, alongside a running server (LMDB allows other processes to read). */
 export async function withReadAccess<T>(config: ResolvedConfig, fn: (directory: Directory | null) => Promise<T>): Promise<T> {
   // Reading must not create anything: with no directory yet there are no realms.
+  checkDirectoryFile(config.dataDir);
   if (!existsSync(join(config.dataDir, 'directory'))) return fn(null);
   const directory = new Directory(config.dataDir);
   try {
+    checkShardFiles(config.dataDir, directory.list());
     return await fn(directory);
   } finally {
     await directory.close();

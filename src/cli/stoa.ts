@@ -6,6 +6,8 @@ import { RealmCreationError } from '../realms.js';
 import { CliError } from './context.js';
 import { realmCommands } from './realm.js';
 import { seedCommand } from './seed.js';
+import { storeCommands } from './store.js';
+import { StoreError } from '../store/integrity.js';
 import { userCommands } from './user.js';
 
 /**
@@ -18,13 +20,14 @@ const program = new Command('stoa')
 realmCommands(program);
 userCommands(program);
 seedCommand(program);
+storeCommands(program);
 
 // Known failures are one line and a non-zero status; anything else is a bug and shows its stack.
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof ConfigError) {
     console.error(`stoa: ${err.message}`);
     process.exitCode = 2;
-  } else if (err instanceof CliError || err instanceof RealmCreationError || err instanceof ApiError) {
+  } else if (err instanceof CliError || err instanceof RealmCreationError || err instanceof ApiError || err instanceof StoreError) {
     console.error(`stoa: ${err.message}`);
     process.exitCode = 1;
   } else {

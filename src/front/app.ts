@@ -11,6 +11,7 @@ import type { ShardPool } from '../shard/pool.js';
 import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { uploadsTmpDir } from '../store/uploads.js';
 import { paramParser } from './body.js';
+import { addressLimit, type AddressLimit } from './guard.js';
 import { pageRouter } from './pages.js';
 import { acceptsParam, methodMatcher, orderRoutes } from './route-order.js';
 import { staticFiles } from './static.js';
@@ -27,6 +28,8 @@ export interface FrontEnd {
   refreshRealms(): void;
   /** The realm a Host header names (throws noSuchRealm). */
   realmFor(host: string): DirectoryEntry;
+  /** The per-address limit of requests without credentials (front/guard.ts). */
+  limitAddress: AddressLimit;
 }
 
 function send(ctx: Context, reply: Reply): void {
@@ -91,7 +94,15 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   app.use(staticFiles);
   app.use(thumbnails);
 
-  const parseParams = paramParser(uploadsTmpDir(config.dataDir));
+  // Requests without credentials, per client address, before their bodies are read.
+  const limitAddress = addressLimit(config);
+  app.use(async (ctx: Context, next: Next) => {
+    const headers = limitAddress(ctx.req);
+    if (headers) ctx.set(headers);
+    await next();
+  });
+
+  const parseParams = paramParser(uploadsTmpDir(config.dataDir), { ...config.requestLimits });
   const router = new Router({ prefix: '/api/v1' });
   const methodsAt = methodMatcher(routes);
   for (const route of orderRoutes(routes)) {
@@ -153,5 +164,5 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   app.use(pageRouter(realmFor, pool, parseParams));
   app.use(router.routes());
 
-  return { app, refreshRealms, realmFor };
+  return { app, refreshRealms, realmFor, limitAddress };
 }

@@ -2,16 +2,34 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { mkdir, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parse as parseQueryString } from 'node:querystring';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import bodyParser from 'koa-bodyparser';
 import type { Context, Middleware, Next } from 'koa';
 import type { UploadedFile } from '../api/uploads/index.js';
 import { ApiError } from '../lib/errors.js';
+import { checkParams, type InputLimits } from '../lib/input-limits.js';
 import { MAX_FILE_UPLOAD_BYTES, MAX_FILE_UPLOAD_SIZE_MIB } from '../store/uploads.js';
 
-const LIMIT_BYTES = 25 * 1024 * 1024;
-const LIMIT = '25mb';
+/** Files one multipart request may carry (busboy's limit): each streams to disk, capped in size. */
+const MAX_FILES = 2;
+
+/**
+ * Bodies are limited while they stream in, before anything is parsed: a JSON or form body to
+ * `requestLimits.bodyBytes`; a multipart body's fields to the same in total, its files to the
+ * upload size each. A declared Content-Length over the limit is refused before a byte is read.
+ * The 413 closes the connection, so the unread rest of the body is never read.
+ */
+export const bodyTooLarge = (limit: number) =>
+  new ApiError(`Request body is too large (limit: ${limit >= 1048576 ? `${Math.round((limit / 1048576) * 10) / 10} MiB` : `${Math.round(limit / 1024)} KiB`}).`, {
+    status: 413,
+    headers: { Connection: 'close' },
+  });
+
+export interface BodyLimits extends InputLimits {
+  bodyBytes: number;
+}
 
 /**
  * Request parameters, as the reference reads them: the query string merged with a urlencoded,
@@ -48,22 +66,35 @@ const tooLarge = () => new ApiError(`File is larger than this server's configure
  * they are opened, so the caller can remove them whatever happens). A file over the upload limit
  * stops being written and fails the request once the body has been read.
  */
-function parseMultipart(ctx: Context, uploadDir: string, files: UploadedFile[]): Promise<Record<string, string>> {
+function parseMultipart(ctx: Context, uploadDir: string, files: UploadedFile[], limits: BodyLimits): Promise<Record<string, string>> {
   return new Promise((resolve, reject) => {
     const fields: Record<string, string> = {};
     const writes: Promise<unknown>[] = [];
     let truncated = false;
+    let fieldBytes = 0;
     let parser: busboy.Busboy;
     try {
       // One byte over the limit marks a file as too large (busboy truncates at the limit itself).
       // Browsers and the Python bindings send a non-ASCII file name as raw UTF-8.
-      parser = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { fieldSize: LIMIT_BYTES, fileSize: MAX_FILE_UPLOAD_BYTES + 1, files: 2 } });
+      parser = busboy({
+        headers: ctx.req.headers,
+        defParamCharset: 'utf8',
+        limits: { fieldSize: limits.bodyBytes + 1, fields: limits.params + 1, fileSize: MAX_FILE_UPLOAD_BYTES + 1, files: MAX_FILES },
+      });
     } catch {
       return reject(new ApiError('Malformed multipart body'));
     }
-    parser.on('field', (name, value) => {
+    const stop = (err: ApiError) => {
+      ctx.req.unpipe(parser);
+      ctx.req.pause();
+      reject(err);
+    };
+    parser.on('field', (name, value, info) => {
+      fieldBytes += name.length + value.length;
+      if (info.valueTruncated || fieldBytes > limits.bodyBytes) return stop(bodyTooLarge(limits.bodyBytes));
       fields[name] = value;
     });
+    parser.on('fieldsLimit', () => stop(new ApiError(`Too many parameters (limit: ${limits.params}).`)));
     parser.on('file', (field, stream, info) => {
       const filename = info.filename ?? '';
       // busboy reports a part without a Content-Type header as text/plain (RFC 7578's default).
@@ -92,14 +123,20 @@ function parseMultipart(ctx: Context, uploadDir: string, files: UploadedFile[]):
   });
 }
 
-const parseOther = bodyParser({
-  enableTypes: ['json', 'form'],
-  jsonLimit: LIMIT,
-  formLimit: LIMIT,
-  onerror: (_err, ctx) => {
-    throw ctx.is('json') ? new ApiError('Malformed JSON', { code: 'INVALID_JSON' }) : new ApiError('Malformed request body');
-  },
-});
+function otherBodies(limits: BodyLimits) {
+  return bodyParser({
+    enableTypes: ['json', 'form'],
+    jsonLimit: limits.bodyBytes,
+    formLimit: limits.bodyBytes,
+    // Form bodies are read as Django reads them and as the query string is read here: flat
+    // names (qs would make `a[b]=1` and `a.b=1` nested objects), a repeated name a list.
+    qs: { parse: (text: string) => parseQueryString(text, '&', '=', { maxKeys: limits.params + 1 }) },
+    onerror: (err: Error, ctx: Context) => {
+      if ((err as { status?: number }).status === 413) throw bodyTooLarge(limits.bodyBytes);
+      throw ctx.is('json') ? new ApiError('Malformed JSON', { code: 'INVALID_JSON' }) : new ApiError('Malformed request body');
+    },
+  } as unknown as bodyParser.Options);
+}
 
 /** Parameter names starting with this are the front end's own (`__files`): clients cannot set them. */
 const INTERNAL = '__';
@@ -114,14 +151,21 @@ export function withoutInternal(input: Record<string, unknown>): Record<string, 
  * to temporary files in `uploadDir` and reach the shard as `__files` (POST /user_uploads moves
  * the one it accepts into place); whatever is left of them is removed once the request is done.
  */
-export function paramParser(uploadDir: string): Middleware {
+export function paramParser(uploadDir: string, limits: BodyLimits): Middleware {
   // Left by a crash mid-request: no request is in flight yet, so none of them is in use.
   rmSync(uploadDir, { recursive: true, force: true });
+  const parseOther = otherBodies(limits);
+  // Fields, plus the files (each at most the upload size, plus its part headers).
+  const multipartLimit = limits.bodyBytes + MAX_FILES * (MAX_FILE_UPLOAD_BYTES + 65536);
   return async (ctx: Context, next: Next) => {
     const files: UploadedFile[] = [];
     try {
       let body: Record<string, unknown> = {};
-      if (ctx.is('multipart')) body = await parseMultipart(ctx, uploadDir, files);
+      const multipart = ctx.is('multipart');
+      if ((ctx.request.length ?? 0) > (multipart ? multipartLimit : limits.bodyBytes) && (multipart || ctx.is('json', 'urlencoded'))) {
+        throw bodyTooLarge(multipart ? multipartLimit : limits.bodyBytes);
+      }
+      if (multipart) body = await parseMultipart(ctx, uploadDir, files, limits);
       else {
         await parseOther(ctx, async () => undefined);
         const parsed = (ctx.request as { body?: unknown }).body;
@@ -130,7 +174,10 @@ export function paramParser(uploadDir: string): Middleware {
         }
         body = (parsed as Record<string, unknown>) ?? {};
       }
-      ctx.state.params = withoutInternal({ ...lastValues(ctx.query), ...lastValues(body) });
+      const params = withoutInternal({ ...lastValues(ctx.query), ...lastValues(body) });
+      // Before anything copies them to a shard: their number, depth and Unicode.
+      checkParams(params, limits);
+      ctx.state.params = params;
       if (files.length > 0) ctx.state.params.__files = files;
       await next();
     } finally {

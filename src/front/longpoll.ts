@@ -7,6 +7,7 @@ import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
 import { lastValues, withoutInternal } from './body.js';
+import type { AddressLimit } from './guard.js';
 
 const PATH = '/api/v1/events';
 
@@ -19,7 +20,7 @@ const PATH = '/api/v1/events';
  * key; credentials; client address), and the reply is written the same way. A poll with a body,
  * which only Koa parses, goes there.
  */
-export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool: ShardPool, stopping: () => boolean) {
+export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool: ShardPool, stopping: () => boolean, limitAddress: AddressLimit) {
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     if (req.method !== 'GET') return false;
     const url = req.url ?? '';
@@ -31,7 +32,9 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
   };
 
   async function poll(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
+    let limitHeaders: Record<string, string> | undefined;
     try {
+      limitHeaders = limitAddress(req);
       const realm = realmFor(req.headers.host ?? '');
       const requestId = randomUUID();
       // A client that hangs up must not leave its poll parked in the shard.
@@ -55,9 +58,9 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
       // the next poll straight back, thousands a second until the grace period ends. Closed, the
       // client's reconnect finds no listener and backs off.
       if (stopping()) res.shouldKeepAlive = false;
-      write(res, reply);
+      write(res, limitHeaders ? { ...reply, headers: { ...limitHeaders, ...reply.headers } } : reply);
     } catch (err) {
-      if (err instanceof ApiError) return write(res, { status: err.status, body: JSON.stringify(err.body()), headers: err.headers });
+      if (err instanceof ApiError) return write(res, { status: err.status, body: JSON.stringify(err.body()), headers: { ...limitHeaders, ...err.headers } });
       log.error({ err, path: PATH }, 'unhandled error in the long-poll front end');
       write(res, { status: 500, body: JSON.stringify(internalErrorBody) });
     }

@@ -59,6 +59,13 @@ export const rateLimited = (retryAfterSeconds: number) =>
     headers: { 'Retry-After': String(Math.ceil(retryAfterSeconds)) },
   });
 
+/**
+ * A change that could not be written (a full disk, an I/O error): nothing of it was kept, and
+ * the client may try again. 503, as for a server that cannot serve for now; clients retry 5xx.
+ */
+export const storageError = () =>
+  new ApiError('The server could not save this change (storage error). Nothing was changed; try again later.', { code: 'STORAGE_ERROR', status: 503 });
+
 export const insufficientPermission = () => badRequest('Insufficient permission');
 
 export const notFound = () => new ApiError('Not Found', { status: 404 });

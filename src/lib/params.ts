@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { invalidArgument, invalidJson, missingArgument } from './errors.js';
+import { parseJsonField, type InputLimits } from './input-limits.js';
 
 /** Parameter schema: JSON Schema properties (ajv), path parameters included. */
 export interface ParamSchema {
@@ -19,6 +20,12 @@ export interface ParamSchema {
  *
  * Because of that coercion a union must be an `anyOf` with the narrowest type first
  * (`[{type: 'integer'}, {type: 'string'}]`): under `oneOf`, 5 would match both branches.
+ *
+ * ajv's coercion is loose where the reference is strict: it reads "0x10", "1e3" and " 5" as
+ * numbers and true as 1 (so `to=true` sent to channel 1). So before ajv, every value in a
+ * number position must be a number or a plain decimal string (`strictNumbers`), and a
+ * union's JSON text is decoded only into the list or object it stands for: `to=true` stays the
+ * channel name "true".
  */
 const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: false, strict: false });
 
@@ -26,12 +33,19 @@ interface Compiled {
   validate: ValidateFunction;
   decode: Map<string, 'json' | 'maybe-json'>;
   known: Set<string>;
+  /** The parameters with a number somewhere in their schema: the only ones strictNumbers walks. */
+  numeric: Set<string>;
 }
 
 const cache = new WeakMap<ParamSchema, Compiled>();
 
+const typeCache = new WeakMap<object, Set<string>>();
+
 function typesOf(schema: Record<string, unknown>): Set<string> {
+  const cached = typeCache.get(schema);
+  if (cached) return cached;
   const out = new Set<string>();
+  typeCache.set(schema, out);
   const t = schema.type;
   if (typeof t === 'string') out.add(t);
   else if (Array.isArray(t)) for (const x of t) out.add(x);
@@ -55,10 +69,67 @@ function compile(schema: ParamSchema): Compiled {
     validate: ajv.compile({ type: 'object', properties: schema.properties, required: schema.required ?? [] }),
     decode,
     known: new Set(Object.keys(schema.properties)),
+    numeric: new Set(Object.entries(schema.properties).filter(([, prop]) => /"(integer|number)"/.test(JSON.stringify(prop))).map(([name]) => name)),
   };
   cache.set(schema, compiled);
   return compiled;
 }
+
+const INTEGER_TEXT = /^-?\d+$/;
+const NUMBER_TEXT = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+/** Whether `schema` takes `value` as it is, with no coercion (a union's branch that fits it). */
+function takesAsIs(schema: Record<string, unknown>, value: unknown): boolean {
+  if (Array.isArray(schema.enum)) return schema.enum.includes(value);
+  const types = typesOf(schema);
+  if (types.size === 0) return true;
+  if (Array.isArray(value)) return types.has('array');
+  if (value === null) return types.has('null');
+  const t = typeof value;
+  if (t === 'number') return types.has('number') || (types.has('integer') && Number.isInteger(value));
+  return types.has(t);
+}
+
+/**
+ * The first value in a number position that is neither a number nor a plain decimal string, or
+ * null. Follows the schema through items, properties and unions; values nested in lists came
+ * from JSON, so only a boolean or an odd string can be wrong there.
+ */
+function strictNumbers(schema: Record<string, unknown> | undefined, value: unknown, path: string): { path: string; integer: boolean } | null {
+  if (!schema || value === undefined) return null;
+  const alts = (schema.anyOf ?? schema.oneOf) as Record<string, unknown>[] | undefined;
+  if (alts) {
+    const fit = alts.find((alt) => takesAsIs(alt, value)) ?? alts.find((alt) => typesOf(alt).has('integer') || typesOf(alt).has('number'));
+    return fit ? strictNumbers(fit, value, path) : null;
+  }
+  const types = typesOf(schema);
+  const integer = types.has('integer') && !types.has('number');
+  if ((integer || types.has('number')) && !types.has(typeof value)) {
+    if (typeof value === 'boolean') return { path, integer };
+    if (typeof value === 'string' && !(integer ? INTEGER_TEXT : NUMBER_TEXT).test(value)) return { path, integer };
+  }
+  if (Array.isArray(value) && schema.items && typeof schema.items === 'object') {
+    for (let i = 0; i < value.length; i++) {
+      const bad = strictNumbers(schema.items as Record<string, unknown>, value[i], `${path}/${i}`);
+      if (bad) return bad;
+    }
+  } else if (value && typeof value === 'object' && schema.properties) {
+    const props = schema.properties as Record<string, Record<string, unknown>>;
+    for (const [key, item] of Object.entries(value)) {
+      const bad = strictNumbers(props[key], item, `${path}/${key}`);
+      if (bad) return bad;
+    }
+  }
+  return null;
+}
+
+function notANumber(bad: { path: string; integer: boolean }) {
+  const { top, full } = varName(bad.path);
+  return invalidArgument(top, `${full} is not ${bad.integer ? 'an integer' : 'a number'}`);
+}
+
+/** Limits for JSON text decoded in a parameter, when the caller gives none. */
+const DEFAULT_LIMITS: InputLimits = { params: 1000, depth: 32 };
 
 /** `/user_ids/0` -> `user_ids[0]`, as the reference names nested values. */
 function varName(path: string): { top: string; full: string } {
@@ -89,7 +160,7 @@ function toApiError(e: ErrorObject) {
  * Decodes and validates `raw` against the schema. Returns the typed parameters and the names of
  * parameters the operation does not know (for `ignored_parameters_unsupported`).
  */
-export function parseParams<P>(schema: ParamSchema | undefined, raw: Record<string, unknown>, pathParams: Record<string, string>): { params: P; ignored: string[] } {
+export function parseParams<P>(schema: ParamSchema | undefined, raw: Record<string, unknown>, pathParams: Record<string, string>, limits: InputLimits = DEFAULT_LIMITS): { params: P; ignored: string[] } {
   const compiled = compile(schema ?? { properties: {} });
   const params: Record<string, unknown> = {};
   const ignored: string[] = [];
@@ -100,13 +171,19 @@ export function parseParams<P>(schema: ParamSchema | undefined, raw: Record<stri
     }
     const mode = compiled.decode.get(name);
     if (mode && typeof value === 'string') {
+      let decoded: unknown;
       try {
-        params[name] = JSON.parse(value);
-      } catch {
+        decoded = parseJsonField(name, value, limits);
+      } catch (err) {
+        if (!(err instanceof SyntaxError)) throw err;
         if (mode === 'json') throw invalidJson(name);
-        params[name] = value;
+        decoded = value;
       }
+      // A union keeps the text unless it is the list or object the union allows.
+      params[name] = mode === 'maybe-json' && (decoded === null || typeof decoded !== 'object') ? value : decoded;
     } else params[name] = value;
+    const bad = compiled.numeric.has(name) ? strictNumbers(schema!.properties[name], params[name], `/${name}`) : null;
+    if (bad) throw notANumber(bad);
   }
   Object.assign(params, pathParams);
   if (!compiled.validate(params)) throw toApiError(compiled.validate.errors![0]);

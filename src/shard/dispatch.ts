@@ -1,7 +1,8 @@
 import type { OpContext, Operation, Reply } from '../api/operation.js';
 import { operations } from '../api/registry.js';
 import { constantTimeEqual, parseBasic } from '../lib/auth.js';
-import { ApiError, internalErrorBody, invalidApiKey, missingArgument, realmDeactivated, unauthorized, userDeactivated } from '../lib/errors.js';
+import { userLimitersOf } from '../api/server/rate-limit.js';
+import { ApiError, internalErrorBody, invalidApiKey, missingArgument, rateLimited, realmDeactivated, unauthorized, userDeactivated } from '../lib/errors.js';
 import { log } from '../lib/log.js';
 import { parseParams } from '../lib/params.js';
 import { RawJson, stringifyWithRaw } from '../lib/raw-json.js';
@@ -90,24 +91,62 @@ export function errorReply(err: ApiError): Reply {
   return { status: err.status, body: JSON.stringify(err.body()), headers: err.headers };
 }
 
+/**
+ * Counts the request against its user's rate limit (rateLimits in the config): the headers
+ * every answer then carries, or RATE_LIMIT_HIT. Requests without credentials are counted per
+ * client address by the front end instead.
+ */
+function rateLimit(shard: Shard, task: RequestTask, user: UserRecord | null): Record<string, string> | undefined {
+  const limiters = user && userLimitersOf(shard);
+  if (!limiters) return undefined;
+  const limiter = task.op === 'events.get' ? limiters.events : limiters.api;
+  const { retryAfter, headers } = limiter.take(`${task.realmId}:${user!.id}`);
+  if (retryAfter > 0) {
+    const err = rateLimited(retryAfter);
+    throw new ApiError(err.message, { code: err.code, status: err.status, data: err.data, headers: { ...headers, ...err.headers } });
+  }
+  return headers;
+}
+
+/** A request whose credentials failed, counted against its address: RATE_LIMIT_HIT past the limit. */
+function limitFailedAuth(shard: Shard, task: RequestTask): void {
+  const limiter = userLimitersOf(shard)?.failedAuth;
+  const retryAfter = limiter?.take(task.remoteAddr).retryAfter ?? 0;
+  if (retryAfter > 0) throw rateLimited(retryAfter);
+}
+
 export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> {
+  let limitHeaders: Record<string, string> | undefined;
   try {
     const op = operations[task.op];
     if (!op) throw new Error(`no operation ${task.op}`);
     const realm = shard.realm(task.realmId);
     if (!realm) throw new Error(`shard ${shard.index} does not own realm ${task.realmId}`);
     if (op.auth !== 'none' && realm.realm.deactivated && !task.authorization) throw realmDeactivated();
-    const user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task) : authenticate(realm, task.authorization, op.auth === 'user');
+    let user: UserRecord | null;
+    try {
+      user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task) : authenticate(realm, task.authorization, op.auth === 'user');
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) limitFailedAuth(shard, task);
+      throw err;
+    }
     if (user && user.botType === BOT_TYPE.incomingWebhook && !op.allowIncomingWebhooks) throw unauthorized('This API is not available to incoming webhook bots.');
+    limitHeaders = rateLimit(shard, task, user);
     checkRole(op, user);
-    const { params, ignored } = parseParams<Record<string, unknown>>(op.params, task.params, task.pathParams);
+    const { params, ignored } = parseParams<Record<string, unknown>>(op.params, task.params, task.pathParams, shard.config.requestLimits);
     const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '' };
     // A POST /register waiting for a consistent snapshot holds new work back (Shard.quiesced).
     if (shard.gate && !op.passesGate) await shard.gate;
     const fields = await op.handler(ctx);
-    return fields.__reply ? (fields.__reply as Reply) : success(fields, ignored);
+    const reply = fields.__reply ? (fields.__reply as Reply) : success(fields, ignored);
+    if (limitHeaders) reply.headers = { ...reply.headers, ...limitHeaders };
+    return reply;
   } catch (err) {
-    if (err instanceof ApiError) return errorReply(err);
+    if (err instanceof ApiError) {
+      const reply = errorReply(err);
+      if (limitHeaders) reply.headers = { ...limitHeaders, ...reply.headers };
+      return reply;
+    }
     log.error({ err, op: task.op, shard: shard.index }, 'unhandled error in operation');
     return { status: 500, body: JSON.stringify(internalErrorBody) };
   }

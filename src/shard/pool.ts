@@ -3,6 +3,7 @@ import type { ResolvedConfig } from '../config.js';
 import type { Reply, RequestTask } from './dispatch.js';
 import type { AdminTask } from './admin.js';
 import { MessageIds } from '../store/message-ids.js';
+import { log } from '../lib/log.js';
 
 /**
  * The shard actors. Each shard is a piscina pool of exactly one thread, so a realm always reaches
@@ -45,6 +46,10 @@ export class ShardPool {
       atomics: 'disabled',
       workerData: { index, config: this.config, messageIds: this.messageIds },
     }));
+    // Piscina re-emits a worker's uncaught error on the pool, and an 'error' event with no
+    // listener ends the process, taking every other shard with it. The failed shard's thread
+    // is replaced (minThreads), and reloads its realms from the store.
+    pool.on('error', (err) => log.error({ err, shard: index }, 'shard thread failed; a new one takes over from the store'));
     if (this.jobsStarted) pool.run({ kind: 'startJobs' }).catch(() => undefined);
     return pool;
   }

@@ -5,10 +5,12 @@ import { MessageIds } from '../store/message-ids.js';
 import { firstMessageIn } from '../store/messages.js';
 import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type RealmEmojiRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord } from '../model/types.js';
 import type { Database } from 'lmdb';
-import { openShardStore, PendingWrites, WriteBatch, type Key, type ShardStore, type StoreView } from '../store/shard-store.js';
+import { openShardStore, PendingWrites, shardPath, WriteBatch, type Key, type ShardStore, type StoreView } from '../store/shard-store.js';
 import { EventBus } from './events.js';
 import { TimerWheel } from '../lib/timer-wheel.js';
 import { log } from '../lib/log.js';
+import { storageError } from '../lib/errors.js';
+import { shardFile, StoreError } from '../store/integrity.js';
 
 /**
  * A shard: the realms it owns, their in-memory state, and its LMDB environment. It runs on one
@@ -43,56 +45,151 @@ export class Shard implements StoreView {
    * threads; without one (the CLI, tests) the shard counts on its own.
    */
   static open(index: number, config: ResolvedConfig, idBuffer?: SharedArrayBuffer): Shard {
-    const shard = new Shard(index, config, openShardStore(config.dataDir, index), new MessageIds(idBuffer));
+    let store: ShardStore;
+    try {
+      store = openShardStore(config.dataDir, index);
+    } catch (err) {
+      throw new StoreError(shardFile(config.dataDir, index), `cannot be opened: ${(err as Error).message}`);
+    }
+    const shard = new Shard(index, config, store, new MessageIds(idBuffer));
     shard.load();
     shard.messageIds.raiseTo(shard.seq.get('message') ?? 0);
     return shard;
   }
 
   private load(): void {
+    this.readSeqs();
+    for (const realm of this.readRealms().values()) this.addRealm(realm);
+  }
+
+  /** The id counters; never lowered: an id a failed transaction took is skipped, not reused. */
+  private readSeqs(): void {
+    for (const { key, value } of this.store.meta.getRange({ start: 'seq:', end: 'seq;' })) {
+      const kind = String(key).slice(4);
+      this.seq.set(kind, Math.max(this.seq.get(kind) ?? 0, value as number));
+    }
+  }
+
+  /** Every realm's organization model as the store has it. */
+  private readRealms(): Map<number, RealmState> {
     const { store } = this;
-    for (const { key, value } of store.meta.getRange({ start: 'seq:', end: 'seq;' })) this.seq.set(String(key).slice(4), value as number);
-    for (const { value } of store.realms.getRange({})) this.addRealm(new RealmState(value as RealmRecord));
+    const realms = new Map<number, RealmState>();
+    const realmOf = (key: unknown): RealmState => {
+      const realmId = (key as number[])[0];
+      const realm = realms.get(realmId);
+      if (!realm) throw new Error(`shard ${this.index}: record for unknown realm ${realmId}`);
+      return realm;
+    };
+    for (const { value } of store.realms.getRange({})) {
+      const realm = new RealmState(value as RealmRecord);
+      realms.set(realm.id, realm);
+    }
     for (const { key, value } of store.users.getRange({})) {
       const user = value as UserRecord;
       // Stores from before system bots: the Notification Bot was an ordinary bot user.
       if (user.isSystemBot === undefined && user.isBot && user.botOwnerId === null && user.email === NOTIFICATION_BOT_EMAIL) user.isSystemBot = true;
-      this.realmOf(key).setUser(user);
+      realmOf(key).setUser(user);
     }
     for (const { key, value } of store.streams.getRange({})) {
       const stream = value as StreamRecord;
       if (stream.firstMessageId === undefined) stream.firstMessageId = firstMessageIn(this, stream.realmId, stream.id);
-      this.realmOf(key).setStream(stream);
+      realmOf(key).setStream(stream);
     }
     for (const { key, value } of store.subs.getRange({})) {
-      const realm = this.realmOf(key);
+      const realm = realmOf(key);
       const sub = value as SubscriptionRecord;
       // ...which joined the default channels; a system bot subscribes to nothing.
       if (!realm.users.get(sub.userId)?.isSystemBot) realm.setSubscription(sub);
     }
     for (const { key, value } of store.formerSubs.getRange({})) {
       const [, userId, streamId] = key as number[];
-      this.realmOf(key).setFormerSubscription(value as SubscriptionRecord, userId, streamId);
+      realmOf(key).setFormerSubscription(value as SubscriptionRecord, userId, streamId);
     }
-    for (const { key, value } of store.groups.getRange({})) this.realmOf(key).setGroup(value as GroupRecord);
-    for (const realm of this.realms.values()) normalizeSystemGroupSettings(realm);
-    for (const { key, value } of store.readMarks.getRange({})) this.realmOf(key).readMarks.set((key as number[])[1], value as number);
+    for (const { key, value } of store.groups.getRange({})) realmOf(key).setGroup(value as GroupRecord);
+    for (const realm of realms.values()) normalizeSystemGroupSettings(realm);
+    for (const { key, value } of store.readMarks.getRange({})) realmOf(key).readMarks.set((key as number[])[1], value as number);
     for (const { key, value } of store.subHistory.getRange({})) {
       const [, userId, streamId] = key as number[];
-      this.realmOf(key).setIntervals(userId, streamId, value as SubInterval[]);
+      realmOf(key).setIntervals(userId, streamId, value as SubInterval[]);
     }
-    for (const { key, value } of store.emoji.getRange({})) this.realmOf(key).realmEmoji.set((key as number[])[1], value as RealmEmojiRecord);
+    for (const { key, value } of store.emoji.getRange({})) realmOf(key).realmEmoji.set((key as number[])[1], value as RealmEmojiRecord);
+    return realms;
   }
 
-  private realmOf(key: unknown): RealmState {
-    const realmId = (key as number[])[0];
-    const realm = this.realms.get(realmId);
-    if (!realm) throw new Error(`shard ${this.index}: record for unknown realm ${realmId}`);
-    return realm;
+  /** Run after the in-memory model was reloaded from the store (the event queues resync here). */
+  readonly reloaded: (() => void)[] = [];
+  private reloading: Promise<void> | null = null;
+  private reloadAgain = false;
+  private readonly reportedCauses = new WeakSet<object>();
+
+  /**
+   * A WriteBatch's commit failed (a full disk, an I/O error, a damaged page). The action has
+   * already changed memory, and so may others that committed in the same lmdb-js batch: memory
+   * now holds changes the store does not. So: log the failure with its cause, reload the
+   * organization model from the store once no transaction is in flight, and give the action a
+   * storageError for its client. Nothing else stops: reads go on, and so do writes, which
+   * succeed again once there is space.
+   */
+  private readonly commitFailed = (err: unknown): Error => {
+    // lmdb-js rejects the transaction with a generic error and carries the cause (errno) in a
+    // promise that rejects too: unhandled, it would end the thread.
+    const cause = (err as { commitError?: Promise<unknown> }).commitError;
+    if (cause && typeof cause.then === 'function') {
+      cause.then(undefined, (c: unknown) => {
+        if (this.reportedCauses.has(cause)) return;
+        this.reportedCauses.add(cause);
+        log.error({ err: c, shard: this.index, path: shardPath(this.config.dataDir, this.index) }, 'LMDB commit failed: its requests were refused and the shard reloads its state from the store');
+      });
+    } else log.error({ err, shard: this.index, path: shardPath(this.config.dataDir, this.index) }, 'LMDB commit failed: its requests were refused and the shard reloads its state from the store');
+    this.scheduleReload();
+    return storageError();
+  };
+
+  private scheduleReload(): void {
+    if (this.reloading) {
+      this.reloadAgain = true;
+      return;
+    }
+    this.reloading = (async () => {
+      do {
+        this.reloadAgain = false;
+        await this.quiesced(() => this.reload());
+      } while (this.reloadAgain);
+    })()
+      .catch((err) => log.error({ err, shard: this.index }, 'reloading the shard after a failed commit failed'))
+      .finally(() => (this.reloading = null));
+  }
+
+  /**
+   * Replaces each realm's in-memory model by the store's, in place: handlers in flight hold
+   * their RealmState, and must go on working on the live one. Runs with no transaction in
+   * flight and new requests held at the gate (quiesced), so the store is exactly what was
+   * acknowledged.
+   */
+  private reload(): void {
+    this.readSeqs();
+    const fresh = this.readRealms();
+    for (const [id, realm] of this.realms) {
+      const stored = fresh.get(id);
+      if (!stored) {
+        this.realms.delete(id);
+        continue;
+      }
+      stored.url = realm.url;
+      Object.assign(realm, stored);
+    }
+    for (const [id, realm] of fresh) if (!this.realms.has(id)) this.addRealm(realm);
+    for (const listener of this.reloaded) listener();
+    log.warn({ shard: this.index }, 'shard state reloaded from the store after a failed commit');
+  }
+
+  /** Whether a reload after a failed commit is under way (tests wait for it). */
+  get recovering(): Promise<void> | null {
+    return this.reloading;
   }
 
   batch(): WriteBatch {
-    return new WriteBatch(this.store, this.pending, this.events);
+    return new WriteBatch(this.store, this.pending, this.events, this.commitFailed);
   }
 
   /** While set, requests wait before their handler runs (see quiesced()). */

@@ -1,6 +1,6 @@
 import { workerData } from 'node:worker_threads';
 import type { ResolvedConfig } from '../config.js';
-import { setLogLevel } from '../lib/log.js';
+import { log, setLogLevel } from '../lib/log.js';
 import { runAdmin, type AdminTask } from './admin.js';
 import { dispatch, type RequestTask } from './dispatch.js';
 import { Shard } from './shard.js';
@@ -12,6 +12,10 @@ import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../version
 /** Piscina entry point: one module instance per shard thread, holding that shard's state. */
 const { index, config, messageIds } = workerData as { index: number; config: ResolvedConfig; messageIds: SharedArrayBuffer };
 setLogLevel(config.logLevel);
+// An unhandled rejection would end this thread, and with it the shard's realms: log it instead.
+// (lmdb-js rejects internal promises nobody holds when a commit fails; Shard.commitFailed
+// handles the failure itself.)
+process.on('unhandledRejection', (reason) => log.error({ err: reason, shard: index }, 'unhandled promise rejection in shard'));
 const shard = Shard.open(index, config, messageIds);
 shard.wheel.start();
 // Queues resume after a stop or a crash, each with a `restart` event.

@@ -21,13 +21,15 @@ export interface DirectoryEntry {
   shard: number;
 }
 
+export const directoryPath = (dataDir: string) => join(dataDir, 'directory');
+
 export class Directory {
   private readonly env: RootDatabase;
   private readonly realms: Database<DirectoryEntry, string>;
   private readonly meta: Database<number, string>;
 
   constructor(dataDir: string) {
-    const path = join(dataDir, 'directory');
+    const path = directoryPath(dataDir);
     mkdirSync(path, { recursive: true });
     this.env = open({ path, maxDbs: 4 });
     this.realms = this.env.openDB({ name: 'realms' });

@@ -109,10 +109,14 @@ export function shardPath(dataDir: string, shard: number): string {
   return join(dataDir, 'shards', String(shard));
 }
 
-export function openShardStore(dataDir: string, shard: number): ShardStore {
+/** Every table of a shard, by its name in the environment. */
+export type ShardTable = Exclude<keyof ShardStore, 'env'>;
+
+/** Opens shard `shard`'s environment; `readOnly` (the store checks) neither creates nor writes anything. */
+export function openShardStore(dataDir: string, shard: number, readOnly = false): ShardStore {
   const path = shardPath(dataDir, shard);
-  mkdirSync(path, { recursive: true });
-  const env = open({ path, maxDbs: 64 });
+  if (!readOnly) mkdirSync(path, { recursive: true });
+  const env = open({ path, maxDbs: 64, readOnly });
   // Shared structures: msgpackr records their key sets once per table instead of in every row,
   // which halves a message's size and makes decoding it about 4x faster. Rows written before
   // (structures inline) still decode; the structures row is not part of any range read.
@@ -313,6 +317,8 @@ export class WriteBatch {
     private readonly store: ShardStore,
     private readonly pending: PendingWrites,
     private readonly bus: EventStage | null = null,
+    /** Told of a failed commit (Shard.commitFailed); returns the error the action throws instead. */
+    private readonly failed: ((err: unknown) => Error) | null = null,
   ) {}
 
   /** An event of this action, for the users `userIds`, delivered after the commit. */
@@ -375,6 +381,10 @@ export class WriteBatch {
         }
       });
       ok = true;
+    } catch (err) {
+      // A full disk or an I/O error: LMDB has aborted the transaction (and every other one
+      // lmdb-js batched with it), so none of this action's writes or events exist.
+      throw this.failed ? this.failed(err) : err;
     } finally {
       for (const [db, table] of ops) for (const { key, entry } of table.values()) this.pending.settle(db, key, entry);
       ticket?.settle(ok);

@@ -18,7 +18,9 @@ export const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url))
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('STOA_')) env[k] = v;
-  return { ...env, ...extra };
+  // Servers started by tests are driven harder than one client would: no API rate limits
+  // unless a test turns them on (test/api/server/rate-limits.test.ts).
+  return { ...env, STOA_RATE_LIMITS: 'off', ...extra };
 }
 
 export function tempDir(t: { teardown(fn: () => unknown): void }, prefix = 'stoa-cli-'): string {
@@ -76,7 +78,9 @@ export function http(
     headers['content-length'] = String(body.length);
   }
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: opts.address ?? '127.0.0.1', port, method: opts.method ?? 'GET', path: `/api/v1${opts.path}`, headers }, (res) => {
+    // A connection per request: a kept-alive one reused just as the server's keep-alive timeout
+    // closes it (a test that pauses 5 s on a loaded machine) fails with "socket hang up".
+    const req = httpRequest({ host: opts.address ?? '127.0.0.1', port, method: opts.method ?? 'GET', path: `/api/v1${opts.path}`, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {

@@ -63,7 +63,10 @@ function ownerFromZuliprc(dataDir: string): TestServer['owner'] {
  */
 export async function startTestServer(t: { teardown(fn: () => unknown): void }, overrides: Partial<Config> = {}, reuse?: { dataDir: string }): Promise<TestServer> {
   const dataDir = reuse?.dataDir ?? mkdtempSync(join(tmpdir(), 'stoa-test-'));
-  const config = loadConfig({}, { port: 0, bind: '127.0.0.1', dataDir, shards: 2, logLevel: 'silent', ...overrides });
+  // Tests drive a server harder than a client would: API rate limits are off unless a test
+  // passes its own `rateLimits`.
+  const defaults = loadConfig({}, { dataDir });
+  const config = loadConfig({}, { port: 0, bind: '127.0.0.1', dataDir, shards: 2, logLevel: 'silent', rateLimits: { ...defaults.rateLimits, enabled: false }, ...overrides });
   const server = await startServer(config);
   const boot = server.bootstrap;
   const owner = boot

@@ -26,8 +26,8 @@ export function spawnServer(t: { teardown(fn: () => unknown): void }, env: Recor
   const child = spawn(process.execPath, [MAIN], { env: cleanEnv({ STOA_SHARDS: '2', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (err += c));
+  child.stdout!.on('data', (c) => { out += c; if (process.env.STOA_TEST_SERVER_STDERR) process.stderr.write(c); });
+  child.stderr!.on('data', (c) => { err += c; if (process.env.STOA_TEST_SERVER_STDERR) process.stderr.write(c); });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);

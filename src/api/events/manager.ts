@@ -1,11 +1,12 @@
 import { ApiError, badRequest } from '../../lib/errors.js';
+import { log } from '../../lib/log.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Emitted, EventSink } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
 import type { WriteBatch } from '../../store/shard-store.js';
 import { EventJournal } from './journal.js';
-import { EventQueue, type QueuedEvent, type QueueOptions } from './queue.js';
+import { EventQueue, type QueuedEvent, type QueueOptions, type SavedQueue, type ShapedEvent } from './queue.js';
 import { shapeEvent } from './shape.js';
 
 /**
@@ -23,6 +24,13 @@ import { shapeEvent } from './shape.js';
  * and never hold up other requests. Each parked poll owns a heartbeat timer on the shard's wheel;
  * a queue with no poll parked owns an expiry timer instead (queue_lifespan_secs after its last
  * poll ended).
+ *
+ * Queues are bounded, so that no client can make the server hold unbounded memory and event-log
+ * rows: a user has at most `eventQueues.maxPerUser` queues (registering one more drops their
+ * least recently used), and a queue holds at most `eventQueues.maxPendingEvents` events its
+ * client has not acknowledged (one more drops the queue). A dropped queue's client gets
+ * BAD_EVENT_QUEUE_ID on its next poll and registers again, as real clients do when a queue has
+ * expired.
  */
 export class QueueManager implements EventSink {
   private readonly queues = new Map<string, EventQueue>();
@@ -37,6 +45,11 @@ export class QueueManager implements EventSink {
   constructor(private readonly shard: Shard) {
     this.journal = new EventJournal(shard, this);
     shard.events.sink = this;
+    shard.reloaded.push(() => this.resync());
+  }
+
+  private get limits() {
+    return this.shard.config.eventQueues;
   }
 
   get size(): number {
@@ -53,9 +66,19 @@ export class QueueManager implements EventSink {
    */
   register(opts: QueueOptions): { queue: EventQueue; saved: Promise<void> } {
     const batch = this.shard.batch();
+    // Over the user's cap, their least recently used queues go (a parked poll counts as in use).
+    const own = [...(this.byUser.get(`${opts.realmId}:${opts.userId}`) ?? [])];
+    if (own.length >= this.limits.maxPerUser) {
+      own.sort((a, b) => Number(a.parked !== null) - Number(b.parked !== null) || a.lastUsed - b.lastUsed);
+      for (const old of own.slice(0, own.length - this.limits.maxPerUser + 1)) this.drop(old, batch, 'over the per-user queue cap');
+    }
     const queue = this.add(new EventQueue(opts, this.shard.allocate(batch, 'queue')));
     queue.save(batch, this.shard.store);
-    return { queue, saved: batch.commit() };
+    const saved = batch.commit();
+    // A queue whose row was not written does not exist for a restart: forget it now (its
+    // client gets the storage error; resync would also find it).
+    saved.catch(() => this.forget(queue));
+    return { queue, saved };
   }
 
   add(queue: EventQueue): EventQueue {
@@ -72,21 +95,53 @@ export class QueueManager implements EventSink {
   /** The user's own queue, else BAD_EVENT_QUEUE_ID (unknown, expired or another user's). */
   get(queueId: string, realm: RealmState, user: UserRecord): EventQueue {
     const queue = this.queues.get(queueId);
-    if (!queue || queue.opts.realmId !== realm.id || queue.opts.userId !== user.id) {
-      throw new ApiError(`Bad event queue ID: ${queueId}`, { code: 'BAD_EVENT_QUEUE_ID', data: { queue_id: queueId } });
-    }
+    if (!queue || queue.opts.realmId !== realm.id || queue.opts.userId !== user.id) throw badQueue(queueId);
     return queue;
   }
 
   /** DELETE /events, expiry, a deactivated user: the queue and its row go. */
   delete(queue: EventQueue): Promise<void> {
-    this.finish(queue, []);
+    this.forget(queue);
+    return this.shard.batch().del(this.shard.store.queues, queue.id).commit();
+  }
+
+  /** Takes a queue out of memory (its row, if any, is the caller's business). */
+  private forget(queue: EventQueue, err?: Error): void {
+    if (this.queues.get(queue.id) !== queue) return;
+    if (err && queue.parked) {
+      const parked = queue.parked;
+      queue.parked = null;
+      this.parkedBy.delete(parked.requestId);
+      this.shard.wheel.cancel(parked.heartbeat);
+      parked.reject(err);
+    } else this.finish(queue, []);
     if (queue.expiry) this.shard.wheel.cancel(queue.expiry);
+    queue.expiry = null;
     this.queues.delete(queue.id);
     const key = `${queue.opts.realmId}:${queue.opts.userId}`;
     this.byUser.get(key)?.delete(queue);
     if (this.byUser.get(key)?.size === 0) this.byUser.delete(key);
-    return this.shard.batch().del(this.shard.store.queues, queue.id).commit();
+  }
+
+  /** Drops a queue over one of its caps, its row deleted in `batch`; its client's next poll gets BAD_EVENT_QUEUE_ID. */
+  private drop(queue: EventQueue, batch: WriteBatch, why: string): void {
+    log.info({ queue: queue.id, realm: queue.opts.realmId, user: queue.opts.userId, why }, 'event queue dropped');
+    this.forget(queue, badQueue(queue.id));
+    batch.del(this.shard.store.queues, queue.id);
+  }
+
+  /**
+   * After a failed commit the shard reloaded its state from the store (Shard.reload): a queue
+   * whose row was never written goes, and the others take back their stored ceiling.
+   */
+  private resync(): void {
+    const batch = this.shard.batch();
+    for (const queue of [...this.queues.values()]) {
+      const row = this.shard.store.queues.get(queue.id) as SavedQueue | undefined;
+      if (!row) this.forget(queue, badQueue(queue.id));
+      else queue.resync(row.ceiling, batch, this.shard.store);
+    }
+    batch.commit().catch(() => undefined);
   }
 
   /**
@@ -101,17 +156,18 @@ export class QueueManager implements EventSink {
     }
     // A new poll finishes the one parked before it.
     this.finish(queue, []);
-    if (queue.events.length > 0 || dontBlock || this.draining) {
+    queue.lastUsed = Date.now();
+    if (queue.size > 0 || dontBlock || this.draining) {
       this.armExpiry(queue);
-      return [...queue.events];
+      return queue.events();
     }
     if (queue.expiry) this.shard.wheel.cancel(queue.expiry);
     queue.expiry = null;
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const heartbeatAt = Date.now() + this.shard.config.heartbeatSeconds * 1000;
       // The heartbeat takes an id like any event, so it goes through the bus in commit order.
       const heartbeat = this.shard.wheel.schedule(heartbeatAt, () => this.shard.events.emitTo(queue.opts.realmId, queue.id, { type: 'heartbeat' }));
-      queue.parked = { requestId, resolve, heartbeat };
+      queue.parked = { requestId, resolve, reject, heartbeat };
       this.parkedBy.set(requestId, queue);
     });
   }
@@ -138,6 +194,7 @@ export class QueueManager implements EventSink {
     this.parkedBy.delete(parked.requestId);
     this.shard.wheel.cancel(parked.heartbeat);
     this.armExpiry(queue);
+    queue.lastUsed = Date.now();
     parked.resolve(events);
   }
 
@@ -162,7 +219,7 @@ export class QueueManager implements EventSink {
   /** EventSink: shapes and numbers each event for its queues; delivers once committed. */
   plan(events: Emitted[], batch: WriteBatch): (() => void) | null {
     const { store } = this.shard;
-    const deliveries: { queue: EventQueue; event: QueuedEvent }[] = [];
+    const deliveries: { queue: EventQueue; event: ShapedEvent; id: number }[] = [];
     const logged: { realmId: number; event: Emitted['event']; targets: number[] }[] = [];
     for (const e of events) {
       const realm = this.shard.realm(e.realmId);
@@ -176,7 +233,7 @@ export class QueueManager implements EventSink {
         const shaped = shapeEvent(this.shard, realm, queue, e.event, memo);
         if (shaped.length === 0) continue;
         targets.push(queue.num, queue.lastEventId + 1, shaped.length);
-        for (const copy of shaped) deliveries.push({ queue, event: { ...copy, id: queue.nextId(batch, store) } as QueuedEvent });
+        for (const copy of shaped) deliveries.push({ queue, event: copy, id: queue.nextId(batch, store) });
       }
       if (e.durable && targets.length > 0) logged.push({ realmId: e.realmId, event: e.event, targets });
     }
@@ -185,15 +242,24 @@ export class QueueManager implements EventSink {
     return () => {
       if (seq > 0) this.journal.delivered = seq;
       const woken = new Set<EventQueue>();
-      for (const { queue, event } of deliveries) {
+      const over = new Set<EventQueue>();
+      for (const { queue, event, id } of deliveries) {
         if (this.queues.get(queue.id) !== queue) continue;
-        queue.push(event, seq);
-        if (queue.parked) woken.add(queue);
+        queue.push(event, id, seq);
+        if (queue.size > this.limits.maxPendingEvents) over.add(queue);
+        else if (queue.parked) woken.add(queue);
       }
-      for (const queue of woken) this.finish(queue, [...queue.events]);
+      for (const queue of woken) this.finish(queue, queue.events());
+      if (over.size > 0) {
+        const drops = this.shard.batch();
+        for (const queue of over) this.drop(queue, drops, 'over the pending-event cap');
+        drops.commit().catch(() => undefined);
+      }
     };
   }
 }
+
+const badQueue = (queueId: string) => new ApiError(`Bad event queue ID: ${queueId}`, { code: 'BAD_EVENT_QUEUE_ID', data: { queue_id: queueId } });
 
 const managers = new WeakMap<Shard, QueueManager>();
 

@@ -11,6 +11,8 @@ import type { EventQueue, QueuedEvent } from './queue.js';
 
 type Shaped = Omit<QueuedEvent, 'id'>;
 
+const NO_FLAGS: readonly string[] = Object.freeze([]);
+
 /**
  * Whether a message matches a queue's narrow. Queues are narrowed by the simple operators
  * clients register with (channel, topic, dm, sender, is:dm); a term we cannot evaluate here
@@ -72,8 +74,16 @@ function shapeMessage(shard: Shard, realm: RealmState, queue: EventQueue, event:
     view = messageView(shard, realm, viewer, msg, opts);
     memo?.set(key, view);
   }
-  const shaped: Shaped = { type: 'message', message: view, flags: (event.flags as Record<number, string[]>)[viewer.id] ?? [] };
-  if (event.sender_queue_id === queue.id && event.local_id !== null) shaped.local_message_id = event.local_id;
+  const flags = (event.flags as Record<number, string[]>)[viewer.id] ?? NO_FLAGS;
+  if (event.sender_queue_id === queue.id && event.local_id !== null) return [{ type: 'message', message: view, flags, local_message_id: event.local_id }];
+  // The shaped event too is shared by the queues with the same view and flags: a queue holds a
+  // reference to it, not a copy (queue.ts).
+  const shapedKey = `${key}#${flags.join(',')}`;
+  let shaped = memo?.get(shapedKey) as Shaped | undefined;
+  if (!shaped) {
+    shaped = { type: 'message', message: view, flags };
+    memo?.set(shapedKey, shaped);
+  }
   return [shaped];
 }
 

@@ -117,12 +117,12 @@ export async function doMarkAllAsRead(shard: Shard, realm: RealmState, user: Use
 }
 
 /** Whether the user has a message of their own (received, sent or flagged) in the topic. */
-export function hasOwnMessageInTopic(shard: Shard, realm: RealmState, user: UserRecord, stream: StreamRecord, topic: string): boolean {
+export async function hasOwnMessageInTopic(shard: Shard, realm: RealmState, user: UserRecord, stream: StreamRecord, topic: string): Promise<boolean> {
   const plan = planNarrow(shard, realm, user, [
     { operator: 'channel', operand: stream.id, negated: false },
     { operator: 'topic', operand: topic, negated: false },
   ], { ownOnly: true });
-  return collect(shard, realm, plan, { min: 0, max: Number.MAX_SAFE_INTEGER, reverse: false, limit: 1 }).length > 0;
+  return (await collect(shard, realm, plan, { min: 0, max: Number.MAX_SAFE_INTEGER, reverse: false, limit: 1 }, user)).length > 0;
 }
 
 /** Marks the user's unread messages of a channel (or of one topic of it) read. */
@@ -133,7 +133,7 @@ export async function doMarkChannelAsRead(shard: Shard, realm: RealmState, user:
   ];
   if (topic !== null) terms.push({ operator: 'topic', operand: topic, negated: false });
   const plan = planNarrow(shard, realm, user, terms);
-  const unread = collect(shard, realm, plan, { min: 0, max: Number.MAX_SAFE_INTEGER, reverse: false, limit: Infinity });
+  const unread = await collect(shard, realm, plan, { min: 0, max: Number.MAX_SAFE_INTEGER, reverse: false, limit: Infinity }, user);
   if (unread.length === 0) return 0;
   const batch = shard.batch();
   const changed = unread.filter((msg) => setFlag(shard, batch, realm, user.id, msg, 'read', true));

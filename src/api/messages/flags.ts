@@ -68,7 +68,7 @@ const updateFlagsForNarrow = operation<NarrowFlagParams>({
     const numAfter = Math.min(p.num_after, MAX_MESSAGES_PER_UPDATE - numBefore);
     const terms = applyWith(shard, realm, user, parseNarrow(p.narrow));
     const plan = planNarrow(shard, realm, user, terms);
-    const got = fetchRange(shard, realm, user, terms, plan, { anchor, includeAnchor: p.include_anchor, numBefore, numAfter });
+    const got = await fetchRange(shard, realm, user, terms, plan, { anchor, includeAnchor: p.include_anchor, numBefore, numAfter });
     const ids = got.messages.map((m) => m.id);
     const { flag, adding } = checkFlagUpdate(p.flag, p.op);
     const result = await doUpdateFlags(shard, realm, user, got.messages, flag, adding);
@@ -123,7 +123,7 @@ const markTopicAsRead = operation<{ stream_id: number; topic_name: string }>({
     const stream = accessibleChannel(realm, user, ctx.params.stream_id);
     const given = ctx.params.topic_name;
     const topic = given === EMPTY_TOPIC_DISPLAY_NAME ? '' : given;
-    if (given !== '' && !hasOwnMessageInTopic(shard, realm, user, stream, topic)) throw badRequest(`No such topic '${topic}'`);
+    if (given !== '' && !(await hasOwnMessageInTopic(shard, realm, user, stream, topic))) throw badRequest(`No such topic '${topic}'`);
     await doMarkChannelAsRead(shard, realm, user, stream, topic);
     return {};
   },

@@ -63,7 +63,7 @@ const list = operation<ListParams>({
       allow_empty_topic_name: { type: 'boolean', default: false },
     },
   },
-  handler: (ctx) => {
+  handler: async (ctx) => {
     const user = me(ctx);
     const { shard, realm, params: p } = ctx;
     const byIds = p.message_ids !== undefined;
@@ -83,7 +83,7 @@ const list = operation<ListParams>({
       const messages = messageList(shard, realm, user, fetchIds(shard, realm, plan, p.message_ids!), opts, plan.search);
       return { messages, history_limited: false, found_anchor: false, found_oldest: false, found_newest: false };
     }
-    const got = fetchRange(shard, realm, user, terms, plan, { anchor, includeAnchor, numBefore: p.num_before, numAfter: p.num_after });
+    const got = await fetchRange(shard, realm, user, terms, plan, { anchor, includeAnchor, numBefore: p.num_before, numAfter: p.num_after });
     return {
       messages: messageList(shard, realm, user, got.messages, opts, plan.search),
       found_anchor: got.foundAnchor,

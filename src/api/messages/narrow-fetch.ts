@@ -6,6 +6,7 @@ import type { Shard } from '../../shard/shard.js';
 import { getMessage } from '../../store/messages.js';
 import type { NarrowTerm } from './narrow.js';
 import { planNarrow, type NarrowPlan } from './narrow-plan.js';
+import { Slice, takeTurn } from '../../lib/slices.js';
 
 /**
  * Fetching a range of a narrow around an anchor, with the reference's bookkeeping
@@ -30,24 +31,53 @@ export function parseAnchor(raw: string | undefined, useFirstUnread: boolean): n
   return value > BigInt(LARGER_THAN_MAX_MESSAGE_ID) ? LARGER_THAN_MAX_MESSAGE_ID : Number(value);
 }
 
-/** Up to `limit` matching messages from the range, walking the plan's candidates in order. */
-export function collect(shard: Shard, realm: RealmState, plan: NarrowPlan, range: { min: number; max: number; reverse: boolean; limit: number }): MessageRecord[] {
+/**
+ * Up to `limit` matching messages from the range, walking the plan's candidates in order.
+ *
+ * In slices (lib/slices.ts): a narrow that matches little (a negated search, a rare word) may
+ * walk a user's whole history, so after each few milliseconds the walk stops, lets the shard's
+ * other requests run, and starts again past the last id it looked at. Each slice opens its own
+ * cursors and closes them (an LMDB cursor left open across turns would pin a snapshot). Scans
+ * of one `user` take turns. A message that arrives between slices is seen or not by where its
+ * id falls, as with a read a moment later.
+ */
+export async function collect(shard: Shard, realm: RealmState, plan: NarrowPlan, range: { min: number; max: number; reverse: boolean; limit: number }, user?: UserRecord): Promise<MessageRecord[]> {
   const out: MessageRecord[] = [];
-  if (range.limit <= 0 || range.min > range.max) return out;
-  for (const id of plan.candidates({ min: range.min, max: Math.min(range.max, Number.MAX_SAFE_INTEGER), reverse: range.reverse })) {
-    const msg = getMessage(shard, realm, id);
-    if (msg && plan.matches(msg)) {
-      out.push(msg);
-      if (out.length >= range.limit) break;
+  let { min, max } = range;
+  max = Math.min(max, Number.MAX_SAFE_INTEGER);
+  if (range.limit <= 0 || min > max) return out;
+  const slice = new Slice();
+  let release: (() => void) | null = null;
+  try {
+    for (;;) {
+      let stoppedAt: number | null = null;
+      for (const id of plan.candidates({ min, max, reverse: range.reverse })) {
+        const msg = getMessage(shard, realm, id);
+        if (msg && plan.matches(msg)) {
+          out.push(msg);
+          if (out.length >= range.limit) return out;
+        }
+        if (slice.spent()) {
+          stoppedAt = id;
+          break;
+        }
+      }
+      if (stoppedAt === null) return out;
+      if (range.reverse) max = stoppedAt - 1;
+      else min = stoppedAt + 1;
+      if (min > max) return out;
+      release ??= await takeTurn(shard, user ? `${realm.id}:${user.id}` : `realm:${realm.id}`);
+      await slice.next();
     }
+  } finally {
+    release?.();
   }
-  return out;
 }
 
 /** The oldest unread message of the narrow, skipping muted channels unless it names one. */
-export function firstUnreadAnchor(shard: Shard, realm: RealmState, user: UserRecord, terms: NarrowTerm[]): number {
+export async function firstUnreadAnchor(shard: Shard, realm: RealmState, user: UserRecord, terms: NarrowTerm[]): Promise<number> {
   const plan = planNarrow(shard, realm, user, [...terms, { operator: 'is', operand: 'unread', negated: false }], { excludeMuted: true });
-  const [first] = collect(shard, realm, plan, { min: 0, max: Number.MAX_SAFE_INTEGER, reverse: false, limit: 1 });
+  const [first] = await collect(shard, realm, plan, { min: 0, max: Number.MAX_SAFE_INTEGER, reverse: false, limit: 1 }, user);
   return first ? first.id : LARGER_THAN_MAX_MESSAGE_ID;
 }
 
@@ -68,8 +98,8 @@ export interface Fetched {
 }
 
 /** The reference's limit_query_to_range and post_process_limited_query. */
-export function fetchRange(shard: Shard, realm: RealmState, user: UserRecord, terms: NarrowTerm[], plan: NarrowPlan, req: RangeRequest): Fetched {
-  const anchor = req.anchor ?? firstUnreadAnchor(shard, realm, user, terms);
+export async function fetchRange(shard: Shard, realm: RealmState, user: UserRecord, terms: NarrowTerm[], plan: NarrowPlan, req: RangeRequest): Promise<Fetched> {
+  const anchor = req.anchor ?? (await firstUnreadAnchor(shard, realm, user, terms));
   const { includeAnchor, numBefore } = req;
   const left = anchor === 0;
   const right = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
@@ -77,19 +107,19 @@ export function fetchRange(shard: Shard, realm: RealmState, user: UserRecord, te
   const needBefore = !left && numBefore > 0;
   const needAfter = !right && numAfter > 0;
   const top = Number.MAX_SAFE_INTEGER;
-  const get = (min: number, max: number, reverse: boolean, limit: number) => collect(shard, realm, plan, { min, max, reverse, limit });
+  const get = (min: number, max: number, reverse: boolean, limit: number) => collect(shard, realm, plan, { min, max, reverse, limit }, user);
 
   let rows: MessageRecord[];
   if (needBefore && needAfter) {
-    rows = [...get(0, anchor - 1, true, numBefore).reverse(), ...get(anchor, top, false, numAfter + 1)];
+    rows = [...(await get(0, anchor - 1, true, numBefore)).reverse(), ...(await get(anchor, top, false, numAfter + 1))];
   } else if (needBefore) {
     const max = right ? top : anchor - (includeAnchor ? 0 : 1);
-    rows = get(0, max, true, numBefore + (!right && includeAnchor ? 1 : 0)).reverse();
+    rows = (await get(0, max, true, numBefore + (!right && includeAnchor ? 1 : 0))).reverse();
   } else if (needAfter) {
-    rows = get(anchor + (includeAnchor ? 0 : 1), top, false, numAfter + (includeAnchor ? 1 : 0));
+    rows = await get(anchor + (includeAnchor ? 0 : 1), top, false, numAfter + (includeAnchor ? 1 : 0));
   } else {
     // Nothing asked on either side: at most the anchor itself, as the reference answers.
-    rows = get(anchor, anchor, false, 1);
+    rows = await get(anchor, anchor, false, 1);
   }
 
   let before = right ? rows : rows.filter((m) => m.id < anchor);

@@ -57,3 +57,89 @@ export class AttemptLimiter {
     for (const [key, times] of this.attempts) if (times[times.length - 1] <= now - this.windowMs) this.attempts.delete(key);
   }
 }
+
+/** One [window seconds, requests] rule, as the reference's RATE_LIMITING_RULES write them. */
+export type RateRule = [number, number];
+
+export interface RateDecision {
+  /** 0 when allowed; else seconds until the next request would be. */
+  retryAfter: number;
+  /** The X-RateLimit-* headers of the rule with the longest window. */
+  headers: Record<string, string>;
+}
+
+/**
+ * API rate limits after the reference's in-memory (Tornado) backend: per key and rule, one
+ * "theoretical arrival time" (GCRA). Each request moves it window/requests seconds later; a
+ * request that would move it more than a window past now is refused. So a key may burst its
+ * whole allowance, then goes at the steady rate, and can never lock itself out for longer than
+ * one request's share of the window. One number per key and rule, whatever the traffic.
+ */
+export class RateLimiter {
+  private readonly tats = new Map<string, number[]>();
+  private sweptAt = 0;
+  private readonly longest: RateRule;
+
+  constructor(
+    private readonly rules: RateRule[],
+    private readonly now: () => number = Date.now,
+  ) {
+    this.longest = rules.reduce((a, b) => (b[0] > a[0] ? b : a), rules[0] ?? [1, 9999]);
+  }
+
+  /** Counts a request for `key` unless it is over a rule; says which, and the headers. */
+  take(key: string): RateDecision {
+    const now = this.now() / 1000;
+    this.sweep(now);
+    const tats = this.tats.get(key) ?? this.rules.map(() => 0);
+    const next = this.rules.map(([window, requests], i) => Math.max(tats[i], now) + window / requests);
+    let retryAfter = 0;
+    this.rules.forEach(([window], i) => (retryAfter = Math.max(retryAfter, next[i] - window - now)));
+    if (retryAfter <= 0) this.tats.set(key, next);
+    const i = this.rules.indexOf(this.longest);
+    const [window, requests] = this.longest;
+    const tat = retryAfter > 0 ? Math.max(tats[i] ?? 0, now) : next[i];
+    const remaining = Math.max(0, Math.floor(((now + window - tat) * requests) / window));
+    return {
+      retryAfter: Math.max(0, retryAfter),
+      headers: {
+        'X-RateLimit-Limit': String(requests),
+        'X-RateLimit-Remaining': String(remaining),
+        'X-RateLimit-Reset': String(Math.ceil(Math.max(tat, now))),
+      },
+    };
+  }
+
+  /** Keys tracked (tests and memory checks). */
+  get size(): number {
+    return this.tats.size;
+  }
+
+  /** Drops keys that are back to a full allowance, at most once per shortest window. */
+  private sweep(now: number): void {
+    const shortest = Math.min(...this.rules.map(([window]) => window));
+    if (now - this.sweptAt < shortest) return;
+    this.sweptAt = now;
+    for (const [key, tats] of this.tats) if (tats.every((tat) => tat <= now)) this.tats.delete(key);
+  }
+}
+
+const userLimiters = new WeakMap<object, { api: RateLimiter; events: RateLimiter; failedAuth: RateLimiter } | null>();
+
+/**
+ * The per-user limiters of a shard (a user's requests all reach their realm's shard), or null
+ * when rate limits are off. GET /events has a budget of its own, as in the reference, where
+ * Tornado counts long-polls apart from the Django requests. Requests whose credentials fail
+ * carry a header, so the front end's per-address limit passes them: they are counted here, per
+ * address, so that guessing keys costs as much as any anonymous request.
+ */
+export function userLimitersOf(shard: { config: { rateLimits: { enabled: boolean; perUser: RateRule[]; perIp: RateRule[] } } }): { api: RateLimiter; events: RateLimiter; failedAuth: RateLimiter } | null {
+  let limiters = userLimiters.get(shard);
+  if (limiters === undefined) {
+    const { enabled, perUser, perIp } = shard.config.rateLimits;
+    // failedAuth: requests whose credentials fail, per address (they name no user to count).
+    limiters = enabled && perUser.length > 0 ? { api: new RateLimiter(perUser), events: new RateLimiter(perUser), failedAuth: new RateLimiter(perIp.length > 0 ? perIp : perUser) } : null;
+    userLimiters.set(shard, limiters);
+  }
+  return limiters;
+}
