@@ -46,6 +46,12 @@ export interface Config {
   email: EmailConfig;
   /** Minutes an invitation stays valid when its creator does not say (the reference's INVITATION_LINK_VALIDITY_DAYS). */
   invitationValidityMinutes: number;
+  /**
+   * Shortest password accepted for a new account or a password change (the reference's
+   * PASSWORD_MIN_LENGTH, 6). The reference's API test suite creates an account with the password
+   * "temp", which its test server accepts; a run of that suite sets this to 0.
+   */
+  passwordMinLength: number;
 }
 
 /** A config with every default filled in, once the listening port is known. */

@@ -26,6 +26,7 @@ export const routes: readonly Route[] = [
   r('POST', '/fetch_api_key', 'server.fetchApiKey'),
 
   r('PATCH', '/realm', 'realm.update'),
+  r('POST', '/realm/test_welcome_bot_custom_message', 'realm.testWelcomeBotCustomMessage'),
   r('GET', '/realm/linkifiers', 'linkifiers.list'),
   r('PATCH', '/realm/linkifiers', 'linkifiers.reorder'),
   r('POST', '/realm/filters', 'linkifiers.add'),
@@ -84,6 +85,7 @@ export const routes: readonly Route[] = [
   // Incoming webhooks: the integration's name is in the path, the bot's API key in the query.
   r('POST', '/external/{integration}', 'webhooks.incoming'),
 
+  r('POST', '/channels/create', 'streams.createChannel'),
   r('GET', '/streams', 'streams.list'),
   r('GET', '/streams/{stream_id}', 'streams.get'),
   r('GET', '/streams/{stream_id}/email_address', 'streams.emailAddress'),
@@ -148,6 +150,7 @@ export const routes: readonly Route[] = [
   r('GET', '/invites', 'invites.list'),
   r('POST', '/invites', 'invites.create'),
   r('POST', '/invites/multiuse', 'invites.createMultiuse'),
+  r('PATCH', '/invites/multiuse/{invite_id}', 'invites.editMultiuse'),
   r('DELETE', '/invites/multiuse/{invite_id}', 'invites.revokeMultiuse'),
   r('DELETE', '/invites/{invite_id}', 'invites.revoke'),
   r('POST', '/invites/{invite_id}/resend', 'invites.resend'),
@@ -171,6 +174,10 @@ export const routes: readonly Route[] = [
   r('POST', '/drafts', 'drafts.create'),
   r('PATCH', '/drafts/{draft_id}', 'drafts.edit'),
   r('DELETE', '/drafts/{draft_id}', 'drafts.remove'),
+  r('GET', '/navigation_views', 'navigationViews.list'),
+  r('POST', '/navigation_views', 'navigationViews.add'),
+  r('PATCH', '/navigation_views/{fragment*}', 'navigationViews.update'),
+  r('DELETE', '/navigation_views/{fragment*}', 'navigationViews.remove'),
   r('GET', '/saved_snippets', 'savedSnippets.list'),
   r('POST', '/saved_snippets', 'savedSnippets.create'),
   r('PATCH', '/saved_snippets/{saved_snippet_id}', 'savedSnippets.edit'),

@@ -21,10 +21,13 @@ import { operations as presence } from './presence/index.js';
 import { operations as realm } from './realm/index.js';
 import { operations as reminders } from './reminders/index.js';
 import { operations as savedSnippets } from './saved-snippets/index.js';
+import { operations as navigationViews } from './navigation-views/index.js';
+import { welcomeTestOperations } from './invites/welcome-test.js';
 import { operations as scheduledMessages } from './scheduled-messages/index.js';
 import { operations as server } from './server/index.js';
 import { operations as settings } from './settings/index.js';
 import { operations as streams } from './streams/index.js';
+import { operations as createChannel } from './streams/create-channel.js';
 import { operations as submessages } from './submessages/index.js';
 import { operations as subscriptions } from './subscriptions/index.js';
 import { operations as typing } from './typing/index.js';
@@ -53,10 +56,13 @@ export const operations: Record<string, Operation<any>> = {
   ...realm,
   ...reminders,
   ...savedSnippets,
+  ...navigationViews,
+  ...welcomeTestOperations,
   ...scheduledMessages,
   ...server,
   ...settings,
   ...streams,
+  ...createChannel,
   ...submessages,
   ...subscriptions,
   ...typing,

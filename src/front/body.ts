@@ -96,7 +96,13 @@ function parseMultipart(ctx: Context, uploadDir: string, files: UploadedFile[], 
     });
     parser.on('fieldsLimit', () => stop(new ApiError(`Too many parameters (limit: ${limits.params}).`)));
     parser.on('file', (field, stream, info) => {
-      const file: UploadedFile = { field, filename: info.filename ?? '', tmpPath: join(uploadDir, randomBytes(16).toString('hex')), size: 0, contentType: info.mimeType };
+      const filename = info.filename ?? '';
+      // busboy reports a part without a Content-Type header as text/plain (RFC 7578's default).
+      // The Python bindings send files that way (zulip.Client upload_file, call_endpoint files=),
+      // and the reference types such a file by its name: so a text/plain whose name says
+      // otherwise is left for contentTypeFor() to type by the name.
+      const sent = info.mimeType === 'text/plain' && !/\.(txt|text|log)$/i.test(filename) ? '' : info.mimeType;
+      const file: UploadedFile = { field, filename, tmpPath: join(uploadDir, randomBytes(16).toString('hex')), size: 0, contentType: sent };
       files.push(file);
       stream.once('limit', () => (truncated = true));
       writes.push(

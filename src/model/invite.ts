@@ -37,6 +37,17 @@ export interface InviteRecord {
   status: 'active' | 'used' | 'revoked';
   /** Accounts made with it. */
   userIds: number[];
+  /**
+   * The id clients see, when it is not `id` (the row's key, from the shard's invitation counter):
+   * reusable links are numbered on their own, as the reference's MultiuseInvite table numbers
+   * them apart from email invitations (its API test suite edits "reusable link 1").
+   */
+  apiId?: number;
+}
+
+/** The id GET /invites shows and the /invites/... endpoints take, unique per realm and kind. */
+export function inviteApiId(invite: InviteRecord): number {
+  return invite.apiId ?? invite.id;
 }
 
 export type InviteState = 'valid' | 'expired' | 'revoked' | 'used';

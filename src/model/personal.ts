@@ -19,6 +19,15 @@ export interface DraftRecord {
 }
 
 /** snippets [realmId, userId, id]. */
+/** A navigation view (api/navigation-views/): built-in ones have no name. */
+export interface NavigationViewRecord {
+  /** Creation order, for listing. */
+  id: number;
+  fragment: string;
+  isPinned: boolean;
+  name: string | null;
+}
+
 export interface SavedSnippetRecord {
   id: number;
   title: string;

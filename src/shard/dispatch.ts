@@ -29,10 +29,15 @@ export type { Reply } from '../api/operation.js';
 
 // Compared against when the email is unknown, so a miss costs what a wrong key costs.
 const DUMMY_KEY = 'x'.repeat(32);
+// The reference's has_api_key_format: a key of another shape is "Malformed", not "Invalid".
+const API_KEY_FORMAT = /^[A-Za-z0-9]{32}$/;
 
 /**
  * HTTP Basic email:api_key against the realm's users. A user of another realm is simply not
- * found here: credentials never cross realms.
+ * found here: credentials never cross realms. A bad key answers 401 UNAUTHORIZED with a Basic
+ * challenge, as the reference's authenticated_rest_api_view turns validate_api_key's error into
+ * json_unauthorized(msg) (its API test suite checks the code); INVALID_API_KEY is what a key in
+ * a webhook URL gets (authenticateWebhook).
  */
 function authenticate(realm: RealmState, header: string | undefined, required: boolean): UserRecord | null {
   if (!header) {
@@ -41,9 +46,11 @@ function authenticate(realm: RealmState, header: string | undefined, required: b
   }
   const creds = parseBasic(header);
   if (!creds) throw unauthorized('This endpoint requires HTTP basic authentication.');
-  const user = realm.userByEmail(creds.username);
-  const ok = constantTimeEqual(user?.apiKey ?? DUMMY_KEY, creds.password);
-  if (!user || !ok) throw invalidApiKey();
+  const key = creds.password.trim();
+  if (!API_KEY_FORMAT.test(key)) throw unauthorized('Malformed API key');
+  const user = realm.userByEmail(creds.username.trim());
+  const ok = constantTimeEqual(user?.apiKey ?? DUMMY_KEY, key);
+  if (!user || !ok) throw unauthorized('Invalid API key');
   if (realm.realm.deactivated) throw realmDeactivated();
   if (!user.isActive) throw userDeactivated();
   return user;

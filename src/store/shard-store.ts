@@ -63,6 +63,7 @@ import type { MessageIds } from './message-ids.js';
  *   jobKeys     key                                      -> due        work run by shard/jobs.ts
  *   drafts      [realmId, userId, draftId]               -> DraftRecord
  *   snippets    [realmId, userId, snippetId]             -> SavedSnippetRecord
+ *   navigationViews [realmId, userId, fragment]          -> NavigationViewRecord
  *   scheduled   [realmId, senderId, id]                  -> ScheduledMessageRecord (scheduled
  *                                                          messages and reminders)
  *
@@ -117,6 +118,7 @@ export interface ShardStore {
   jobKeys: Database;
   drafts: Database;
   snippets: Database;
+  navigationViews: Database;
   scheduled: Database;
 }
 
@@ -180,6 +182,7 @@ export function openShardStore(dataDir: string, shard: number, readOnly = false)
     jobKeys: db('jobKeys'),
     drafts: db('drafts'),
     snippets: db('snippets'),
+    navigationViews: db('navigationViews'),
     scheduled: db('scheduled'),
   };
 }

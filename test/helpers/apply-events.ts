@@ -495,6 +495,12 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
     case 'drafts':
       if (state.drafts) state.drafts = applyById(state.drafts, 'id', event.op === 'add' ? event.drafts : event.draft ? [event.draft] : [], event.draft_id);
       return;
+    case 'navigation_view':
+      if (!state.navigation_views) return;
+      if (event.op === 'add') state.navigation_views = [...state.navigation_views, event.navigation_view];
+      else if (event.op === 'update') state.navigation_views = state.navigation_views.map((v: any) => (v.fragment === event.fragment ? { ...v, ...event.data } : v));
+      else if (event.op === 'remove') state.navigation_views = state.navigation_views.filter((v: any) => v.fragment !== event.fragment);
+      return;
     case 'saved_snippets':
       if (state.saved_snippets) state.saved_snippets = applyById(state.saved_snippets, 'id', event.saved_snippet ? [event.saved_snippet] : [], event.saved_snippet_id);
       return;

@@ -24,13 +24,40 @@ export const reminder = {
   },
 };
 
+/** A navigation view (feature level 390: GET /navigation_views, /register's `navigation_views`). */
+export const navigationView = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['fragment', 'is_pinned', 'name'],
+  properties: { fragment: { type: 'string' }, is_pinned: { type: 'boolean' }, name: { type: ['string', 'null'] } },
+};
+
 /** Top-level /register keys. */
 export const LATER_REGISTER_FIELDS: Record<string, object> = {
   reminders: { type: 'array', items: reminder },
+  navigation_views: { type: 'array', items: navigationView },
 };
 
 /** Events, by type. */
 export const LATER_EVENTS: Record<string, object> = {
+  navigation_view: {
+    oneOf: [
+      { type: 'object', additionalProperties: false, required: ['id', 'type', 'op', 'navigation_view'], properties: { id: { type: 'integer' }, type: { enum: ['navigation_view'] }, op: { enum: ['add'] }, navigation_view: navigationView } },
+      {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'type', 'op', 'fragment', 'data'],
+        properties: {
+          id: { type: 'integer' },
+          type: { enum: ['navigation_view'] },
+          op: { enum: ['update'] },
+          fragment: { type: 'string' },
+          data: { type: 'object', additionalProperties: false, minProperties: 1, properties: { is_pinned: { type: 'boolean' }, name: { type: ['string', 'null'] } } },
+        },
+      },
+      { type: 'object', additionalProperties: false, required: ['id', 'type', 'op', 'fragment'], properties: { id: { type: 'integer' }, type: { enum: ['navigation_view'] }, op: { enum: ['remove'] }, fragment: { type: 'string' } } },
+    ],
+  },
   reminders: {
     oneOf: [
       { type: 'object', additionalProperties: false, required: ['id', 'type', 'op', 'reminders'], properties: { id: { type: 'integer' }, type: { enum: ['reminders'] }, op: { enum: ['add'] }, reminders: { type: 'array', items: reminder } } },

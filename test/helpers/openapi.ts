@@ -135,6 +135,8 @@ let ajv: Ajv | null = null;
 const compiled = new Map<string, ValidateFunction | null>();
 
 function templateRegex(template: string): RegExp {
+  // `{name*}` (as in src/routes.ts) takes the rest of the path, slashes included.
+  if (/\{\w+\*\}$/.test(template)) return new RegExp(`^${templateRegex(template.replace(/\{\w+\*\}$/, '')).source.slice(1, -1)}.+$`);
   const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+');
   return new RegExp(`^${escaped.replace(/\{[^}]+\}/g, '[^/]+')}$`);
 }

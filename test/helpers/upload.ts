@@ -12,7 +12,8 @@ export interface FilePart {
   field?: string;
   filename: string;
   content: Buffer | string;
-  contentType?: string;
+  /** The part's Content-Type; null sends none, as the Python bindings do. */
+  contentType?: string | null;
 }
 
 export interface RawResponse {
@@ -46,7 +47,7 @@ export function multipartBody(files: FilePart[], fields: Record<string, string> 
   for (const f of files) {
     // As browsers and urllib3 write names: raw UTF-8, with quotes and line breaks escaped.
     const filename = f.filename.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-    const head = `--${boundary}\r\nContent-Disposition: form-data; name="${f.field ?? 'file'}"; filename="${filename}"\r\nContent-Type: ${f.contentType ?? 'application/octet-stream'}\r\n\r\n`;
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="${f.field ?? 'file'}"; filename="${filename}"\r\n${f.contentType === null ? '' : `Content-Type: ${f.contentType ?? 'application/octet-stream'}\r\n`}\r\n`;
     parts.push(Buffer.from(head), Buffer.isBuffer(f.content) ? f.content : Buffer.from(f.content), Buffer.from('\r\n'));
   }
   parts.push(Buffer.from(`--${boundary}--\r\n`));

@@ -22,8 +22,7 @@ const TYPING_STARTED_EXPIRY_MS = 45_000;
 const TYPING_STOPPED_WAIT_MS = 5_000;
 const TYPING_STARTED_WAIT_MS = 10_000;
 
-/** The reference's password policy defaults (users/manage.ts enforces the minimum length). */
-const PASSWORD_MIN_LENGTH = 6;
+/** The reference's password policy defaults (the minimum length is config.passwordMinLength). */
 const PASSWORD_MAX_LENGTH = 100;
 const PASSWORD_MIN_GUESSES = 10_000;
 
@@ -109,7 +108,7 @@ export function realmSection(shard: Shard, realm: RealmState, opts: { longpollTi
     server_min_deactivated_realm_deletion_days: 14,
     server_max_deactivated_realm_deletion_days: null,
     development_environment: false,
-    password_min_length: PASSWORD_MIN_LENGTH,
+    password_min_length: shard.config.passwordMinLength,
     password_max_length: PASSWORD_MAX_LENGTH,
     password_min_guesses: PASSWORD_MIN_GUESSES,
     giphy_rating_options: GIPHY_RATING_OPTIONS,

@@ -17,6 +17,7 @@ import { realmUserSettingsDefaults } from '../user-defaults/defaults.js';
 import { userStatusSection } from '../user-status/views.js';
 import { draftView, listDrafts, MAX_DRAFTS_IN_REGISTER } from '../drafts/actions.js';
 import { listSnippets, snippetView } from '../saved-snippets/actions.js';
+import { listViews, navigationView } from '../navigation-views/actions.js';
 import { pendingScheduled, reminderView, scheduledView } from '../scheduled-messages/actions.js';
 import { realmEmojiViews } from '../emoji/views.js';
 import { mutedTopicsView, userTopicsView } from '../user-topics/views.js';
@@ -68,6 +69,7 @@ const sections: Section[] = [
       return { presences, server_timestamp: Date.now() / 1000, presence_last_update_id: lastUpdateId };
     },
   },
+  { when: on('navigation_view'), build: (ctx) => ({ navigation_views: listViews(ctx.shard, ctx.realm, me(ctx).id).map(navigationView) }) },
   { when: on('saved_snippets'), build: (ctx) => ({ saved_snippets: listSnippets(ctx.shard, ctx.realm, me(ctx).id).map(snippetView) }) },
   { when: on('realm'), build: (ctx) => realmSection(ctx.shard, ctx.realm, { longpollTimeoutSecs: ctx.shard.config.heartbeatSeconds + 40 }) },
   { when: on('realm_user_settings_defaults'), build: (ctx) => ({ realm_user_settings_defaults: realmUserSettingsDefaults(ctx.realm.realm) }) },

@@ -1,6 +1,6 @@
 import { ApiError, badRequest } from '../../lib/errors.js';
 import { mailerFor } from '../../lib/mail.js';
-import { generateInviteKey, type InviteRecord } from '../../model/invite.js';
+import { generateInviteKey, inviteApiId, type InviteRecord } from '../../model/invite.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
 import type { GroupRecord, Role, StreamRecord, UserRecord } from '../../model/types.js';
@@ -8,7 +8,7 @@ import type { Shard } from '../../shard/shard.js';
 import { isAdmin } from '../streams/access.js';
 import { addressProblems, existingUserProblem } from './emails.js';
 import { invitationEmail } from './mail-text.js';
-import { emitInvitesChanged, inviteByKey, putInvite, putInviteKey } from './records.js';
+import { emitInvitesChanged, inviteByKey, putInvite, putInviteKey, realmInvites } from './records.js';
 import { inviteLink } from './views.js';
 
 /** What an invitation grants, checked by the caller (checks.ts). */
@@ -56,6 +56,10 @@ function newInvite(shard: Shard, realm: RealmState, inviter: UserRecord, spec: I
 export async function doCreateMultiuseInvite(shard: Shard, realm: RealmState, inviter: UserRecord, spec: InviteSpec): Promise<string> {
   const batch = shard.batch();
   const invite = newInvite(shard, realm, inviter, spec, 'multiuse', shard.allocate(batch, 'invite'));
+  // Links have their own numbering (InviteRecord.apiId), clear of the ids older links kept.
+  const taken = new Set(realmInvites(shard, realm).filter((i) => i.kind === 'multiuse').map(inviteApiId));
+  do invite.apiId = shard.allocate(batch, 'multiuseInvite');
+  while (taken.has(invite.apiId));
   putInvite(shard, batch, invite);
   putInviteKey(shard, batch, invite);
   emitInvitesChanged(batch, realm, [inviter.id]);

@@ -1,5 +1,5 @@
 import { badRequest, insufficientPermission, invalidArgument, invalidJson } from '../../lib/errors.js';
-import type { InviteRecord } from '../../model/invite.js';
+import { inviteApiId, type InviteRecord } from '../../model/invite.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { userHasRealmPermission } from '../../model/realm-settings.js';
 import { ROLE, type Role, type StreamRecord, type UserRecord } from '../../model/types.js';
@@ -7,7 +7,7 @@ import type { Shard } from '../../shard/shard.js';
 import { hasContentAccess, isAdmin } from '../streams/access.js';
 import { canAddSubscribers } from '../subscriptions/checks.js';
 import { ownerRequired } from '../users/update.js';
-import { inviteById } from './records.js';
+import { inviteById, realmInvites } from './records.js';
 
 /**
  * The checks of the invitation endpoints, in the reference's order (zerver/views/invite.py):
@@ -53,7 +53,7 @@ export const noSuchInvitation = () => badRequest('No such invitation');
 /** An invitation of this realm and kind that the user may manage. */
 export function accessInvite(shard: Shard, realm: RealmState, user: UserRecord, id: number, kind: InviteRecord['kind']): InviteRecord {
   checkMemberOrAdmin(user);
-  const invite = inviteById(shard, realm, id);
+  const invite = kind === 'multiuse' ? realmInvites(shard, realm).find((i) => i.kind === 'multiuse' && inviteApiId(i) === id) : inviteById(shard, realm, id);
   // A revoked email invitation is gone, as the reference deletes it; a revoked link stays known.
   if (!invite || invite.kind !== kind || (kind === 'email' && invite.status === 'revoked')) throw noSuchInvitation();
   checkCanManage(user, invite);

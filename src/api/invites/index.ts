@@ -7,6 +7,7 @@ import { doCreateMultiuseInvite, doInviteByEmail, doResendInvite, doRevokeInvite
 import { checkCanAddToGroups } from '../user_groups/actions.js';
 import { accessInvite, checkCanInvite, checkInviteRole, checkInviteStreams, checkMemberOrAdmin, checkWelcomeText, parseExpiry } from './checks.js';
 import { parseInviteeEmails } from './emails.js';
+import { editOperations } from './edit.js';
 import { joinOperations } from './join-ops.js';
 import { realmInvites } from './records.js';
 import { inviteView } from './views.js';
@@ -137,5 +138,6 @@ export const operations = {
   'invites.revoke': revokeEmail,
   'invites.revokeMultiuse': revokeMultiuse,
   'invites.resend': resend,
+  ...editOperations,
   ...joinOperations,
 };

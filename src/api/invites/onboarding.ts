@@ -65,7 +65,8 @@ export function customWelcomeText(realm: RealmState, invitationText: string | nu
   return typeof realmText === 'string' ? realmText : '';
 }
 
-async function direct(shard: Shard, realm: RealmState, sender: UserRecord, to: UserRecord, content: string) {
+/** A direct message from a system bot; its id. */
+export async function direct(shard: Shard, realm: RealmState, sender: UserRecord, to: UserRecord, content: string) {
   return doSendMessage(shard, realm, { sender, content, client: 'Internal', readBySender: true, recipients: [to] });
 }
 

@@ -1,4 +1,4 @@
-import type { InviteRecord } from '../../model/invite.js';
+import { inviteApiId, type InviteRecord } from '../../model/invite.js';
 import type { RealmState } from '../../model/realm-state.js';
 
 /** The link of an invitation: the reference's /join/<key>/ for both kinds. */
@@ -9,7 +9,7 @@ export function inviteLink(realm: RealmState, invite: InviteRecord): string {
 /** An invitation as GET /invites shows it (the reference's Invite object). */
 export function inviteView(realm: RealmState, invite: InviteRecord): Record<string, unknown> {
   const common = {
-    id: invite.id,
+    id: inviteApiId(invite),
     invited_by_user_id: invite.invitedBy,
     invited: invite.invitedAt,
     expiry_date: invite.expiresAt,

@@ -35,8 +35,7 @@ export interface SettingsPlan {
   newPassword: { old: string; new: string } | null;
 }
 
-// The reference's PASSWORD_MIN_LENGTH and PASSWORD_MAX_LENGTH.
-const PASSWORD_MIN_LENGTH = 6;
+// The reference's PASSWORD_MAX_LENGTH (the minimum is config.passwordMinLength).
 const PASSWORD_MAX_LENGTH = 100;
 const WEEK_SECONDS = 7 * 24 * 60 * 60;
 
@@ -128,7 +127,7 @@ export async function checkPasswordChange(shard: Shard, realm: RealmState, user:
   limiter.record(key);
   if (!(await verifyPassword(change.old, user.passwordHash))) throw badRequest('Wrong password!');
   limiter.clear(key);
-  if (change.new.length < PASSWORD_MIN_LENGTH || change.new.length > PASSWORD_MAX_LENGTH) throw badRequest('New password is too weak!');
+  if (change.new.length < shard.config.passwordMinLength || change.new.length > PASSWORD_MAX_LENGTH) throw badRequest('New password is too weak!');
   return hashPassword(change.new);
 }
 

@@ -1,7 +1,7 @@
 import { me, operation } from '../operation.js';
 import { activeSubscriberIds } from '../streams/access.js';
 import { flush, outbox } from '../../shard/outbox.js';
-import { CHANNEL_GROUP_SETTINGS } from '../streams/views.js';
+import { channelOptionParams } from '../streams/create-channel.js';
 import { operations as propertyOperations } from './properties.js';
 import { operations as updateOperations } from './update.js';
 import { subscriptionView } from './views.js';
@@ -26,8 +26,6 @@ const list = operation<{ include_subscribers: boolean }>({
   },
 });
 
-const groupSettingParam = { oneOf: [{ type: 'integer' }, { type: 'object' }] };
-
 /**
  * POST /users/me/subscriptions: subscribes the user, or `principals`, to channels, creating the
  * ones that do not exist. Every check runs before anything changes. Creating a channel with
@@ -44,14 +42,7 @@ const add = operation<AddParams>({
       },
       principals: { type: 'array' },
       authorization_errors_fatal: { type: 'boolean', default: true },
-      announce: { type: 'boolean', default: false },
-      invite_only: { type: 'boolean', default: false },
-      is_web_public: { type: 'boolean', default: false },
-      is_default_stream: { type: 'boolean', default: false },
-      history_public_to_subscribers: { type: 'boolean' },
-      message_retention_days: { type: ['string', 'integer'] },
-      folder_id: { anyOf: [{ type: 'integer' }, { type: 'null' }, { type: 'string' }] },
-      ...Object.fromEntries(CHANNEL_GROUP_SETTINGS.map((s) => [s, groupSettingParam])),
+      ...channelOptionParams,
     },
     required: ['subscriptions'],
   },

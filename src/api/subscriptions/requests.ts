@@ -1,13 +1,12 @@
 import { ApiError, badRequest, insufficientPermission, invalidArgument } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
-import type { GroupSetting, StreamRecord, UserRecord } from '../../model/types.js';
+import type { StreamRecord, UserRecord } from '../../model/types.js';
 import type { Outbox } from '../../shard/outbox.js';
 import type { Shard } from '../../shard/shard.js';
-import { parseFolderId } from '../channel-folders/actions.js';
 import { hasMetadataAccess, isGuest } from '../streams/access.js';
 import { createStream } from '../streams/actions.js';
-import { checkCanCreateChannel, checkStreamName, MAX_DESCRIPTION_LENGTH, parseGroupSetting, parseRetention } from '../streams/checks.js';
-import { CHANNEL_GROUP_SETTINGS } from '../streams/views.js';
+import { checkCanCreateChannel, checkStreamName, MAX_DESCRIPTION_LENGTH } from '../streams/checks.js';
+import { parseChannelOptions, type ChannelOptions } from '../streams/create-channel.js';
 import { addSubscriptions, removeSubscriptions, type SubPair } from './actions.js';
 import { canRemoveOthers, checkColor, classifyForSubscribing, controlsUser, resolvePrincipals } from './checks.js';
 
@@ -18,18 +17,10 @@ import { canRemoveOthers, checkColor, classifyForSubscribing, controlsUser, reso
  */
 export type Apply = (shard: Shard, out: Outbox) => Record<string, unknown>;
 
-export interface AddParams {
+export interface AddParams extends ChannelOptions {
   subscriptions: { name: string; description?: string; color?: string }[];
   principals?: unknown[];
   authorization_errors_fatal: boolean;
-  announce: boolean;
-  invite_only: boolean;
-  is_web_public: boolean;
-  is_default_stream: boolean;
-  history_public_to_subscribers?: boolean;
-  message_retention_days?: string | number;
-  folder_id?: number | string | null;
-  [setting: string]: unknown;
 }
 
 /** `{user id: [channel names]}`, the shape of subscribed and already_subscribed since feature level 289. */
@@ -60,11 +51,7 @@ function parseRequested(items: AddParams['subscriptions']) {
 /** POST /users/me/subscriptions (see index.ts): the checks, in the reference's order. */
 export function checkAddRequest(realm: RealmState, user: UserRecord, p: AddParams): Apply {
   if (isGuest(user)) throw badRequest('Not allowed for guest users');
-  const groups: Record<string, GroupSetting> = {};
-  for (const setting of CHANNEL_GROUP_SETTINGS) if (p[setting] !== undefined) groups[setting] = parseGroupSetting(realm, setting, p[setting]);
-  const retention = p.message_retention_days === undefined ? null : parseRetention(p.message_retention_days);
-  // Feature level 389: channels this request creates go into the folder.
-  const folderId = p.folder_id === undefined ? null : parseFolderId(realm, p.folder_id);
+  const { kind, groups, folderId } = parseChannelOptions(realm, p);
   const { requested, colors } = parseRequested(p.subscriptions);
 
   const existing: StreamRecord[] = [];
@@ -74,7 +61,6 @@ export function checkAddRequest(realm: RealmState, user: UserRecord, p: AddParam
     if (stream) existing.push(stream);
     else missing.push(r);
   }
-  const kind = { inviteOnly: p.invite_only, isWebPublic: p.is_web_public, isDefault: p.is_default_stream, messageRetentionDays: retention };
   if (missing.length > 0) checkCanCreateChannel(realm, user, kind);
 
   const targets = p.principals && p.principals.length > 0 ? resolvePrincipals(realm, p.principals) : [user];

@@ -7,9 +7,6 @@ import { ownerRequired } from './update.js';
 import { activeHumanOwners, checkFullName, doCreateUser, doDeactivateUser, doReactivateUser, isValidEmail } from './actions.js';
 
 
-/** The reference's default PASSWORD_MIN_LENGTH. */
-const PASSWORD_MIN_LENGTH = 6;
-
 /**
  * POST /users: an administrator creates an account with a password. The reference also asks for
  * a per-account can_create_users flag; here every administrator holds it. Checks run in the
@@ -27,7 +24,7 @@ const create = operation<{ email: string; password: string; full_name: string }>
     const email = params.email.trim();
     if (!isValidEmail(email)) throw badRequest('Bad name or username');
     if (realm.userByEmail(email)) throw badRequest(`Email '${email}' already in use`);
-    if (params.password.length < PASSWORD_MIN_LENGTH) throw badRequest('The password is too weak.');
+    if (params.password.length < shard.config.passwordMinLength) throw badRequest('The password is too weak.');
     const user = await doCreateUser(shard, realm, { email, fullName, password: params.password });
     return { user_id: user.id };
   },

@@ -22,7 +22,11 @@ t.test('listing and revoking invitations', async (t) => {
     const link = ok(await w.as(who)('POST', '/invites/multiuse', { params })).invite_link;
     return (ok(await asOwner('GET', '/invites')).invites as { link_url?: string; id: number }[]).find((i) => i.link_url === link)!.id;
   };
-  const ids = async (who: Person) => (ok(await w.as(who)('GET', '/invites')).invites as { id: number }[]).map((i) => i.id).sort((a, b) => a - b);
+  // Email invitations and reusable links are numbered apart (as the reference numbers them), so
+  // an invitation is known by its kind and id: 'e3', 'm1'.
+  const E = (id: number) => `e${id}`;
+  const M = (id: number) => `m${id}`;
+  const ids = async (who: Person) => (ok(await w.as(who)('GET', '/invites')).invites as { id: number; is_multiuse: boolean }[]).map((i) => (i.is_multiuse ? M(i.id) : E(i.id))).sort();
 
   const hamletMail = await emailInvite(hamlet, 'h1@example.net');
   const hamletLink = await linkInvite(hamlet);
@@ -30,9 +34,9 @@ t.test('listing and revoking invitations', async (t) => {
   const ownerLink = await linkInvite(owner, { invite_as: 100 });
 
   t.test('GET /invites: administrators see all, others their own', async (t) => {
-    t.same(await ids(owner), [hamletMail, hamletLink, adminMail, ownerLink].sort((a, b) => a - b), 'the owner sees every one');
+    t.same(await ids(owner), [E(hamletMail), M(hamletLink), E(adminMail), M(ownerLink)].sort(), 'the owner sees every one');
     t.same(await ids(admin), await ids(owner), 'so does an administrator');
-    t.same(await ids(hamlet), [hamletMail, hamletLink], 'hamlet sees his own');
+    t.same(await ids(hamlet), [E(hamletMail), M(hamletLink)].sort(), 'hamlet sees his own');
     t.same(await ids(othello), [], 'othello has none');
     t.match(await w.as(polonius)('GET', '/invites'), { status: 400, body: { msg: 'Not allowed for guest users' } }, 'guests may not list');
     t.match(await w.as(bot)('GET', '/invites'), { status: 400, body: { msg: 'This endpoint does not accept bot requests.' } }, 'bots may not list');
@@ -46,17 +50,18 @@ t.test('listing and revoking invitations', async (t) => {
     const links = (ok(await asAdmin('GET', '/invites')).invites as { link_url?: string }[]).map((i) => i.link_url);
     t.notOk(links.includes(expired), 'an invitation made expired is not listed');
     const forever = await linkInvite(admin, { invite_expires_in_minutes: null });
-    t.ok((await ids(admin)).includes(forever), 'a never-expiring one is');
+    t.ok((await ids(admin)).includes(M(forever)), 'a never-expiring one is');
   });
 
   t.test('DELETE /invites/{id}', async (t) => {
     t.match(await asOthello('DELETE', `/invites/${hamletMail}`), { status: 400, body: { msg: 'Must be an organization administrator' } }, "not someone else's, as a member");
     t.match(await w.as(polonius)('DELETE', `/invites/${hamletMail}`), { status: 400, body: { msg: 'Not allowed for guest users' } }, 'guests may not');
-    t.match(await asHamlet('DELETE', `/invites/${hamletLink}`), { status: 400, body: { msg: 'No such invitation' } }, 'a link is not an email invitation');
+    const linkOnly = [hamletLink, ownerLink].find((id) => id !== hamletMail && id !== adminMail)!;
+    t.match(await asHamlet('DELETE', `/invites/${linkOnly}`), { status: 400, body: { msg: 'No such invitation' } }, 'a link\'s id is no email invitation\'s');
     t.match(await asHamlet('DELETE', '/invites/424242'), { status: 400, body: { msg: 'No such invitation' } }, 'no such id');
     t.match(await w.asOther(w.other.owner)('DELETE', `/invites/${hamletMail}`), { status: 400, body: { msg: 'No such invitation' } }, 'not from another realm');
     ok(await asHamlet('DELETE', `/invites/${hamletMail}`));
-    t.notOk((await ids(owner)).includes(hamletMail), 'gone from the list');
+    t.notOk((await ids(owner)).includes(E(hamletMail)), 'gone from the list');
     t.match(await asHamlet('DELETE', `/invites/${hamletMail}`), { status: 400, body: { msg: 'No such invitation' } }, 'twice: no such invitation');
     ok(await asAdmin('DELETE', `/invites/${await emailInvite(hamlet, 'h2@example.net')}`));
     t.pass("an administrator revokes a member's");
@@ -67,10 +72,12 @@ t.test('listing and revoking invitations', async (t) => {
 
   t.test('DELETE /invites/multiuse/{id}', async (t) => {
     t.match(await asOthello('DELETE', `/invites/multiuse/${hamletLink}`), { status: 400, body: { msg: 'Must be an organization administrator' } }, "not someone else's, as a member");
-    t.match(await asHamlet('DELETE', `/invites/multiuse/${adminMail}`), { status: 400, body: { msg: 'No such invitation' } }, 'an email invitation is not a link');
+    // A new email invitation's id is above every link's number (each link also took a row id).
+    const mailOnly = await emailInvite(admin, 'a2@example.net');
+    t.match(await asHamlet('DELETE', `/invites/multiuse/${mailOnly}`), { status: 400, body: { msg: 'No such invitation' } }, 'an email invitation\'s id is no link\'s');
     t.match(await asAdmin('DELETE', `/invites/multiuse/${ownerLink}`), { status: 400, body: { msg: 'Must be an organization owner' } }, 'an owner link: owners only');
     ok(await asHamlet('DELETE', `/invites/multiuse/${hamletLink}`));
-    t.notOk((await ids(owner)).includes(hamletLink), 'gone from the list');
+    t.notOk((await ids(owner)).includes(M(hamletLink)), 'gone from the list');
     t.match(await asHamlet('DELETE', `/invites/multiuse/${hamletLink}`), { status: 400, body: { msg: 'Invitation has already been revoked' } }, 'twice: already revoked');
     ok(await asOwner('DELETE', `/invites/multiuse/${ownerLink}`));
     t.match(await asOwner('DELETE', '/invites/multiuse/424242'), { status: 400, body: { msg: 'No such invitation' } }, 'no such id');

@@ -19,17 +19,28 @@ t.test('authentication errors on a real endpoint (GET /users/me)', async (t) => 
     t.equal(res.body.code, 'UNAUTHORIZED', 'code UNAUTHORIZED');
   });
 
-  t.test('GET /users/me: a wrong API key -> 401 INVALID_API_KEY', async (t) => {
+  // The reference's authenticated_rest_api_view answers every Basic-auth failure with
+  // json_unauthorized(msg): code UNAUTHORIZED (its API test suite's test_invalid_api_key).
+  t.test('GET /users/me: a wrong API key -> 401 UNAUTHORIZED "Invalid API key"', async (t) => {
     const res = await ts.request('GET', '/users/me', { auth: { email: member.email, apiKey: 'x'.repeat(32) } });
     t.equal(res.status, 401, 'status 401');
-    t.equal(res.body.code, 'INVALID_API_KEY', 'code INVALID_API_KEY');
+    t.equal(res.body.code, 'UNAUTHORIZED', 'code UNAUTHORIZED');
     t.equal(res.body.msg, 'Invalid API key', 'reference message');
+    t.equal(res.headers['www-authenticate'], 'Basic realm="zulip"', 'with the Basic challenge');
   });
 
-  t.test('GET /users/me: an unknown email -> 401 INVALID_API_KEY, like a wrong key', async (t) => {
+  t.test('GET /users/me: a key not of the API key shape -> 401 UNAUTHORIZED "Malformed API key"', async (t) => {
+    const res = await ts.request('GET', '/users/me', { auth: { email: member.email, apiKey: 'abcedrsdfd' } });
+    t.equal(res.status, 401, 'status 401');
+    t.equal(res.body.code, 'UNAUTHORIZED', 'code UNAUTHORIZED');
+    t.equal(res.body.msg, 'Malformed API key', 'reference message (has_api_key_format)');
+  });
+
+  t.test('GET /users/me: an unknown email -> 401 UNAUTHORIZED, like a wrong key', async (t) => {
     const res = await ts.request('GET', '/users/me', { auth: { email: 'nobody@example.com', apiKey: member.apiKey } });
     t.equal(res.status, 401, 'status 401');
-    t.equal(res.body.code, 'INVALID_API_KEY', 'an unknown user is not told apart from a wrong key');
+    t.equal(res.body.code, 'UNAUTHORIZED', 'code UNAUTHORIZED');
+    t.equal(res.body.msg, 'Invalid API key', 'an unknown user is not told apart from a wrong key');
   });
 
   t.test('GET /users/me: a deactivated user -> 401 USER_DEACTIVATED', async (t) => {
@@ -55,6 +66,7 @@ t.test('authentication errors on a real endpoint (GET /users/me)', async (t) => 
   t.test('GET /users: a wrong key is refused, not treated as a spectator', async (t) => {
     const res = await ts.request('GET', '/users', { auth: { email: member.email, apiKey: 'y'.repeat(32) } });
     t.equal(res.status, 401, 'status 401');
-    t.equal(res.body.code, 'INVALID_API_KEY', 'code INVALID_API_KEY');
+    t.equal(res.body.code, 'UNAUTHORIZED', 'code UNAUTHORIZED');
+    t.equal(res.body.msg, 'Invalid API key', 'reference message');
   });
 });
