@@ -1,4 +1,4 @@
-import { badRequest, invalidArgument } from '../../lib/errors.js';
+import { badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord, UserStatusRecord } from '../../model/types.js';
 import { usersWhoCanAccess } from '../../model/user-access.js';
@@ -34,7 +34,8 @@ export function checkStatusUpdate(realm: RealmState, p: StatusParams): StatusCha
   // The reference strips the text before it measures it.
   const statusText = p.status_text?.trim();
   if (statusText !== undefined && [...statusText].length > STATUS_TEXT_MAX) {
-    throw invalidArgument('status_text', `status_text is too long (limit: ${STATUS_TEXT_MAX} characters)`);
+    // A typed_endpoint length error in the reference: BAD_REQUEST, no var_name (the API suite checks).
+    throw badRequest(`status_text is too long (limit: ${STATUS_TEXT_MAX} characters)`);
   }
   if (p.away === undefined && statusText === undefined && p.emoji_name === undefined) throw badRequest('Client did not pass any new values.');
   const change: StatusChange = { away: p.away, statusText };

@@ -45,7 +45,7 @@ t.test('POST /users/me/status and GET /users/{user_id}/status', async (t) => {
     t.same((await post({ status_text: 'x', emoji_code: '1f697' })).body, bad('Client must pass emoji_name if they pass either emoji_code or reaction_type.'), 'a code without a name');
     t.same((await post({ status_text: 'x', reaction_type: 'unicode_emoji' })).body, bad('Client must pass emoji_name if they pass either emoji_code or reaction_type.'), 'a type without a name');
     const long = await post({ status_text: 'x'.repeat(61) });
-    t.equal(long.body.msg, 'status_text is too long (limit: 60 characters)', 'over 60 characters');
+    t.same(long.body, bad('status_text is too long (limit: 60 characters)'), 'over 60 characters: BAD_REQUEST, as the reference documents it');
     t.equal(long.status, 400, 'status 400');
     t.equal((await post({ status_text: ` ${'é'.repeat(60)} ` })).status, 200, '60 characters after stripping, counted as characters, are fine');
     t.same((await post({ emoji_name: 'no_such_emoji_xyz' })).body, bad("Emoji 'no_such_emoji_xyz' does not exist"), 'an unknown emoji name');
