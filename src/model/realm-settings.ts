@@ -27,7 +27,8 @@ export const DEFAULT_SETTINGS: Record<string, unknown> = {
   emails_restricted_to_domains: false,
   enable_guest_user_dm_warning: true,
   enable_guest_user_indicator: true,
-  enable_read_receipts: false,
+  // On, as the reference's do_create_realm turns it on for invite-only organizations (the default).
+  enable_read_receipts: true,
   enable_spectator_access: false,
   // 2 = rated G.
   giphy_rating: 2,

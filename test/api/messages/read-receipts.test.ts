@@ -9,7 +9,8 @@ t.test('GET /messages/{message_id}/read_receipts', async (t) => {
   const receipts = (who: Person, id: number) => w.as(who)('GET', `/messages/${id}/read_receipts`);
   const id = await send(hamlet, { type: 'stream', to: 'general', topic: 'Receipts' });
 
-  t.match((await receipts(hamlet, id)).body, { result: 'error', msg: 'Read receipts are disabled in this organization.', code: 'BAD_REQUEST' }, 'off by default here');
+  t.equal((await w.as(owner)('PATCH', '/realm', { params: { enable_read_receipts: false } })).status, 200, 'turned off (an invite-only organization starts with them on)');
+  t.match((await receipts(hamlet, id)).body, { result: 'error', msg: 'Read receipts are disabled in this organization.', code: 'BAD_REQUEST' }, 'refused while off');
   t.equal((await w.as(owner)('PATCH', '/realm', { params: { enable_read_receipts: true } })).status, 200, 'turned on');
 
   t.same((await receipts(hamlet, id)).body, { result: 'success', msg: '', user_ids: [] }, 'nobody has read it yet');
