@@ -48,7 +48,7 @@ t.test('realms: resolved by Host, and sealed from each other', async (t) => {
   t.test("a user cannot authenticate to another realm", async (t) => {
     const res = await ts.request('GET', '/users/me', { auth: rootCreds, host: otherHost });
     t.equal(res.status, 401, 'status 401');
-    t.equal(res.body.code, 'INVALID_API_KEY', 'the key is unknown there');
+    t.equal(res.body.code, 'UNAUTHORIZED', 'the key is unknown there, as an invalid API key is');
     const own = await ts.request('GET', '/users/me', { auth: otherCreds, host: otherHost });
     t.equal(own.status, 200, 'the realm own owner authenticates');
   });

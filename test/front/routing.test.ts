@@ -24,6 +24,14 @@ function served(method: string | null, template: string): boolean {
   });
 }
 
+/** Whether one of our route templates takes this concrete path (ids are digits only). */
+function matches(template: string, path: string): boolean {
+  const have = segs(template);
+  const want = segs(path);
+  if (have.length !== want.length && !have.at(-1)?.endsWith('*}')) return false;
+  return have.every((s, i) => (s.endsWith('*}') ? true : /^\{\w+_id\}$/.test(s) ? /^\d+$/.test(want[i] ?? '') : isParam(s) ? want[i] !== undefined : s === want[i]));
+}
+
 /** A concrete path for a template: ids are numbers, emails look like emails. */
 function concrete(template: string): string {
   return template.replace(/\{(\w+)\}/g, (_, name: string) => (name.endsWith('_id') ? '1' : name.includes('email') ? 'nobody@example.com' : 'x'));
@@ -49,14 +57,31 @@ t.test('routing: literal segments win over parameters', async (t) => {
   const wrongMethod = await ts.request('PUT', '/users/me');
 
   t.test('no reference endpoint we do not serve is swallowed by a parameter route', async (t) => {
-    const unserved = referenceOperations().filter((op) => !served(op.method, op.path));
-    t.ok(unserved.some((op) => op.path.includes('/me/') || op.path.endsWith('/me')), 'the walk includes literal paths beside parameter routes');
+    const reference = referenceOperations();
+    t.ok(reference.length > 100, 'the walk covers the reference');
+    const unserved = reference.filter((op) => !served(op.method, op.path));
     for (const op of unserved) {
       const path = concrete(op.path);
       const res = await ts.request(op.method, path, { unchecked: true });
       // A path we serve with other methods is a 405, as any wrong method is.
       const expected = served(null, op.path) ? wrongMethod : missing;
       t.same({ status: res.status, body: res.body }, { status: expected.status, body: expected.body }, `${op.method} ${path} (${op.path}) answers as an unknown endpoint`);
+    }
+  });
+
+  t.test('a word where one of our routes takes an id names nothing', async (t) => {
+    // As the reference grows literal endpoints beside its id routes (/export/realm/consents beside
+    // /export/realm/{export_id}), a word in an id's place must fall through to the 404.
+    const idRoutes = routes.filter((r) => segs(r.path).some((s) => /^\{\w+_id\}$/.test(s)));
+    t.ok(idRoutes.length > 20, 'there are id routes to probe');
+    for (const r of idRoutes) {
+      const path = '/' + segs(r.path).map((s) => (/^\{\w+_id\}$/.test(s) ? 'not_an_id' : isParam(s) ? 'x' : s)).join('/');
+      const matching = routes.filter((o) => matches(o.path, path));
+      if (matching.some((o) => o.method === r.method)) continue;
+      const res = await ts.request(r.method, path, { unchecked: true });
+      // Another route may take the word (GET /users/{user_id_or_email}): then it is a wrong method.
+      const expected = matching.length > 0 ? wrongMethod : missing;
+      t.same({ status: res.status, body: res.body }, { status: expected.status, body: expected.body }, `${r.method} ${path} answers as an unknown endpoint`);
     }
   });
 
