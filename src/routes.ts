@@ -170,6 +170,14 @@ export const routes: readonly Route[] = [
   r('POST', '/users/me/android_gcm_reg_id', 'devices.addGcm'),
   r('DELETE', '/users/me/android_gcm_reg_id', 'devices.removeGcm'),
 
+  r('GET', '/calls/bigbluebutton/create', 'calls.bigBlueButtonCreate'),
+  r('POST', '/mobile_push/test_notification', 'devices.testNotification'),
+  r('GET', '/export/realm', 'exports.list'),
+  r('POST', '/export/realm', 'exports.create'),
+  r('GET', '/export/realm/consents', 'exports.consents'),
+  // Not in the 10.2 description; the reference's URL table has it since 2.1.
+  r('DELETE', '/export/realm/{export_id}', 'exports.remove'),
+
   r('GET', '/drafts', 'drafts.list'),
   r('POST', '/drafts', 'drafts.create'),
   r('PATCH', '/drafts/{draft_id}', 'drafts.edit'),
@@ -202,4 +210,8 @@ export const pageRoutes: readonly Route[] = [
   r('POST', '/join/{key}/', 'invites.join'),
   // Uploaded avatars, at the URLs avatar_url names (an image, not a page: front/pages.ts).
   r('GET', '/user_avatars/{realm_id_str}/{file_name}', 'avatars.image'),
+  // A BigBlueButton call's join link (api/calls/): this server has no BigBlueButton to join.
+  r('GET', '/calls/bigbluebutton/join', 'calls.bigBlueButtonJoin'),
+  // Data exports' archives, at their export_url (api/exports/).
+  r('GET', '/user_avatars/exports/{realm_id_str}/{secret}/{file_name}', 'exports.file'),
 ];

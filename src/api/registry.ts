@@ -21,6 +21,8 @@ import { operations as presence } from './presence/index.js';
 import { operations as realm } from './realm/index.js';
 import { operations as reminders } from './reminders/index.js';
 import { operations as savedSnippets } from './saved-snippets/index.js';
+import { operations as calls } from './calls/index.js';
+import { operations as exports } from './exports/index.js';
 import { operations as navigationViews } from './navigation-views/index.js';
 import { welcomeTestOperations } from './invites/welcome-test.js';
 import { operations as scheduledMessages } from './scheduled-messages/index.js';
@@ -57,6 +59,8 @@ export const operations: Record<string, Operation<any>> = {
   ...reminders,
   ...savedSnippets,
   ...navigationViews,
+  ...exports,
+  ...calls,
   ...welcomeTestOperations,
   ...scheduledMessages,
   ...server,

@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../lib/errors.js';
@@ -8,7 +9,7 @@ import type { DirectoryEntry } from '../store/directory.js';
 
 /**
  * Pages for people outside /api/v1 (src/routes.ts `pageRoutes`: the invitation sign-up page,
- * and the uploaded avatars' images).
+ * the uploaded avatars' images and the data exports' archives).
  * As for the API, the front end decides nothing: it finds the realm from the Host header and
  * hands the request to the realm's shard, which renders the whole page. The answers are HTML,
  * even when something fails before the shard renders one.
@@ -20,6 +21,14 @@ function errorPage(status: number, title: string): Reply {
 }
 
 function sendPage(ctx: Context, reply: Reply): void {
+  // A file the shard found for the path (a data export's archive): streamed from disk.
+  if (reply.file) {
+    ctx.status = reply.status;
+    ctx.set(reply.headers ?? {});
+    ctx.type = reply.file.contentType;
+    ctx.body = createReadStream(reply.file.path);
+    return;
+  }
   // An image the shard read from its store (an uploaded avatar): sent as it is.
   if (reply.bytes) {
     ctx.status = reply.status;

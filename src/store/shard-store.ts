@@ -66,6 +66,8 @@ import type { MessageIds } from './message-ids.js';
  *   navigationViews [realmId, userId, fragment]          -> NavigationViewRecord
  *   scheduled   [realmId, senderId, id]                  -> ScheduledMessageRecord (scheduled
  *                                                          messages and reminders)
+ *   exports     [realmId, exportId]                      -> RealmExportRecord  data exports; the
+ *                                                          archives are files (api/exports/)
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -119,6 +121,7 @@ export interface ShardStore {
   drafts: Database;
   snippets: Database;
   navigationViews: Database;
+  exports: Database;
   scheduled: Database;
 }
 
@@ -184,6 +187,7 @@ export function openShardStore(dataDir: string, shard: number, readOnly = false)
     snippets: db('snippets'),
     navigationViews: db('navigationViews'),
     scheduled: db('scheduled'),
+    exports: db('exports'),
   };
 }
 

@@ -97,6 +97,9 @@ export const UNDOCUMENTED: { method: string; path: string; schema: Record<string
   { method: 'POST', path: '/reminders', schema: obj({ reminder_id: { type: 'integer' } }) },
   { method: 'GET', path: '/reminders', schema: obj({ reminders: { type: 'array', items: reminder } }) },
   { method: 'DELETE', path: '/reminders/{reminder_id}', schema: obj({}) },
+  // In the reference's URL table since 2.1 (zerver/views/realm_export.py delete_realm_export),
+  // never in its OpenAPI description.
+  { method: 'DELETE', path: '/export/realm/{export_id}', schema: obj({}) },
   // Channel folders (feature levels 389, 414): after the 10.2 description, written from the
   // reference's current zerver/views/channel_folders.py and zerver/lib/channel_folders.py.
   { method: 'POST', path: '/channel_folders/create', schema: obj({ channel_folder_id: { type: 'integer' } }) },

@@ -13,6 +13,7 @@ import { checkFullName, saveUser } from '../users/actions.js';
 import { usersWhoCanAccess } from '../../model/user-access.js';
 import { preferenceProperties } from './params.js';
 import { deleteAllDrafts } from '../drafts/actions.js';
+import { exportConsentEvent } from '../exports/consent.js';
 
 /**
  * PATCH /settings, the check and the do halves. The reference applies a request's parts one by
@@ -147,6 +148,7 @@ function settingEvents(shard: Shard, realm: RealmState, user: UserRecord, name: 
   if (name === 'timezone') {
     out.push({ event: { type: 'realm_user', op: 'update', person: { email: user.email, user_id: user.id, timezone: value } }, userIds: usersWhoCanAccess(shard, realm, user) });
   }
+  if (name === 'allow_private_data_export') out.push(exportConsentEvent(realm, user, value as boolean));
   return out;
 }
 

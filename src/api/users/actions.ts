@@ -1,3 +1,5 @@
+import { exportConsentEvent } from '../exports/consent.js';
+import { userSetting } from '../events/register-settings.js';
 import { generateApiKey, hashPassword } from '../../lib/auth.js';
 import { badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
@@ -137,6 +139,7 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
   batch.emit(realm.id, { type: 'realm_user', op: 'add', person: personForEvent(user) }, knowing);
   if (unknowing.length > 0) batch.emit(realm.id, { type: 'realm_user', op: 'add', person: inaccessibleUserView(realm.url, user.id), inaccessible_user: true }, unknowing);
   emitGroupJoins(batch, realm, user);
+  if (!user.isBot) emitConsent(batch, realm, user);
   // Those who administer a new bot also get its API key and services (realm_bot add).
   if (user.isBot) sendBotCreated((event, ids) => batch.emit(realm.id, event, ids), realm, user);
   // The account, its channels and whatever the caller adds are one transaction: no account
@@ -154,6 +157,11 @@ export async function doCreateUser(shard: Shard, realm: RealmState, spec: NewUse
  * the reference tells them, with user_group add_members. (Deactivation and reactivation:
  * user_groups/user-activity.ts.)
  */
+function emitConsent(batch: WriteBatch, realm: RealmState, user: UserRecord): void {
+  const { event, userIds } = exportConsentEvent(realm, user, userSetting(user, 'allow_private_data_export') === true);
+  batch.emit(realm.id, event, userIds);
+}
+
 function emitGroupJoins(batch: WriteBatch, realm: RealmState, user: UserRecord): void {
   const audience = realm.activeUserIds();
   for (const groupId of directGroupsOf(realm, user)) {
@@ -183,6 +191,7 @@ async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], i
   for (const user of users) {
     batch.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: isActive } }, usersWhoCanAccess(shard, realm, user));
     groupEventsForActivation(shard, realm, user, (event, ids) => batch.emit(realm.id, event, ids));
+    if (isActive && !user.isBot) emitConsent(batch, realm, user);
     if (user.isBot && !user.isSystemBot) {
       const send = (event: Parameters<typeof batch.emit>[1], ids: Iterable<number>) => batch.emit(realm.id, event, ids);
       sendBotUpdate(send, realm, user, { is_active: isActive });
