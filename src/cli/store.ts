@@ -34,10 +34,10 @@ interface Manifest {
   uploads: number;
 }
 
-/** The files of a data directory that hold its state: the stores, the uploads, the zuliprc files. */
+/** The files of a data directory that hold its state: the stores, the uploads, the data exports, the zuliprc files. */
 function stateEntries(dataDir: string): string[] {
   if (!existsSync(dataDir)) return [];
-  return readdirSync(dataDir).filter((name) => ['directory', 'shards', 'uploads'].includes(name) || name === 'zuliprc' || name.endsWith('.zuliprc'));
+  return readdirSync(dataDir).filter((name) => ['directory', 'shards', 'uploads', 'exports'].includes(name) || name === 'zuliprc' || name.endsWith('.zuliprc'));
 }
 
 function countFiles(dir: string): number {
@@ -128,6 +128,9 @@ async function backup(target: string): Promise<void> {
     // (uploads/tmp holds requests' files in flight, not yet anyone's.)
     const inFlight = join(uploadsDir(dataDir), 'tmp');
     if (existsSync(uploadsDir(dataDir))) cpSync(uploadsDir(dataDir), join(partial, 'uploads'), { recursive: true, filter: (src) => resolve(src) !== inFlight });
+    // Data exports the stores list as complete (an archive still being written is not one).
+    const exportsRoot = join(dataDir, 'exports');
+    if (existsSync(exportsRoot)) cpSync(exportsRoot, join(partial, 'exports'), { recursive: true, filter: (src) => !src.endsWith('.partial') });
     for (const name of stateEntries(dataDir).filter((n) => n.endsWith('zuliprc'))) cpSync(join(dataDir, name), join(partial, name));
     const { problems } = await checkDataDir(partial);
     if (problems.length > 0) throw new CliError(`the copy does not check out:\n${describeProblems(problems)}`);

@@ -23,6 +23,15 @@ t.test('backup, restore, check', async (t) => {
     return res.body.messages.map((m: { content: string }) => m.content) as string[];
   };
   await send('before the backup');
+  // A data export: its archive lives beside the stores too.
+  await call('POST', '/export/realm');
+  let exportUrl: string | null = null;
+  for (let i = 0; i < 200 && !exportUrl; i++) {
+    exportUrl = (await call('GET', '/export/realm')).body.exports[0]?.export_url ?? null;
+    if (!exportUrl) await new Promise((r) => setTimeout(r, 50));
+  }
+  t.ok(exportUrl, 'a data export is made');
+  const exportPath = new URL(exportUrl!).pathname;
   // An uploaded file: its bytes live beside the stores.
   mkdirSync(join(dataDir, 'uploads', 'manual'), { recursive: true });
   writeFileSync(join(dataDir, 'uploads', 'manual', 'note.txt'), 'kept');
@@ -61,6 +70,7 @@ t.test('backup, restore, check', async (t) => {
   server = await spawnServer(t, env);
   t.same(await topic(), ['before the backup'], 'the restored server has what was there at the backup, and not what came after');
   t.equal((await call('GET', '/users/me')).status, 200, 'the same credentials work');
+  t.equal((await fetch(`http://127.0.0.1:${server.port}${exportPath}`)).status, 200, 'the data export still downloads');
   t.equal((await server.stop('SIGTERM')).code, 0, 'stops');
 
   const fresh = tempDir(t, 'stoa-backup-fresh-');
