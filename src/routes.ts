@@ -97,6 +97,10 @@ export const routes: readonly Route[] = [
 
   r('POST', '/default_streams', 'defaultStreams.add'),
   r('DELETE', '/default_streams', 'defaultStreams.remove'),
+  r('POST', '/default_stream_groups/create', 'defaultStreams.createGroup'),
+  r('PATCH', '/default_stream_groups/{group_id}', 'defaultStreams.updateGroup'),
+  r('DELETE', '/default_stream_groups/{group_id}', 'defaultStreams.removeGroup'),
+  r('PATCH', '/default_stream_groups/{group_id}/streams', 'defaultStreams.updateGroupStreams'),
 
   // Channel folders: feature levels 389-418, after the 10.2 OpenAPI description.
   r('POST', '/channel_folders/create', 'channelFolders.create'),

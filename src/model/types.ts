@@ -29,6 +29,11 @@ export interface RealmRecord {
    * only those that differ from the server's (api/user-defaults/); absent until one is changed.
    */
   userSettingsDefaults?: Record<string, unknown>;
+  /**
+   * Default channel groups (api/default-streams/groups.ts): named sets of channels offered
+   * together to people joining; absent until the first is made.
+   */
+  defaultChannelGroups?: { id: number; name: string; description: string; streamIds: number[] }[];
 }
 
 /**

@@ -478,6 +478,9 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
       return;
     case 'realm_bot':
       return applyRealmBot(state, event);
+    case 'default_stream_groups':
+      if ('realm_default_stream_groups' in state) state.realm_default_stream_groups = event.default_stream_groups;
+      return;
     case 'default_streams':
       if ('realm_default_streams' in state) state.realm_default_streams = event.default_streams;
       return;

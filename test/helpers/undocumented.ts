@@ -100,6 +100,11 @@ export const UNDOCUMENTED: { method: string; path: string; schema: Record<string
   // In the reference's URL table since 2.1 (zerver/views/realm_export.py delete_realm_export),
   // never in its OpenAPI description.
   { method: 'DELETE', path: '/export/realm/{export_id}', schema: obj({}) },
+  // Default channel groups (zerver/views/streams.py), in the URL table only.
+  { method: 'POST', path: '/default_stream_groups/create', schema: obj({}) },
+  { method: 'PATCH', path: '/default_stream_groups/{group_id}', schema: obj({}) },
+  { method: 'DELETE', path: '/default_stream_groups/{group_id}', schema: obj({}) },
+  { method: 'PATCH', path: '/default_stream_groups/{group_id}/streams', schema: obj({}) },
   // Channel folders (feature levels 389, 414): after the 10.2 description, written from the
   // reference's current zerver/views/channel_folders.py and zerver/lib/channel_folders.py.
   { method: 'POST', path: '/channel_folders/create', schema: obj({ channel_folder_id: { type: 'integer' } }) },

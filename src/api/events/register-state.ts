@@ -1,3 +1,4 @@
+import { groupsView } from '../default-streams/groups.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../version.js';
 import { me, type OpContext } from '../operation.js';
 import { realmPresences } from '../presence/presence.js';
@@ -99,7 +100,7 @@ const sections: Section[] = [
   { when: on('starred_messages'), build: (ctx) => ({ starred_messages: starredMessages(ctx.shard, ctx.realm, me(ctx).id) }) },
   { when: on('stream'), build: (ctx, caps) => streamSection(ctx.realm, me(ctx), caps.archived_channels) },
   { when: on('default_streams'), build: (ctx) => ({ realm_default_streams: defaultStreamIds(ctx.realm, me(ctx)) }) },
-  { when: on('default_stream_groups'), build: () => ({ realm_default_stream_groups: [] }) },
+  { when: on('default_stream_groups'), build: (ctx) => ({ realm_default_stream_groups: groupsView(ctx.realm, me(ctx)) }) },
   // Feature level 389. The reference asks for `channel_folders`, though its event is channel_folder.
   { when: on('channel_folders'), build: (ctx) => ({ channel_folders: channelFoldersView(ctx.realm, true) }) },
   // Search has no stop words: every word of a query counts.

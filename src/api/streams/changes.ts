@@ -1,3 +1,4 @@
+import { dropFromGroups } from '../default-streams/groups.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { GroupSetting, StreamRecord } from '../../model/types.js';
 import type { ShardEvent } from '../../shard/events.js';
@@ -133,6 +134,7 @@ export function archiveStream(shard: Shard, realm: RealmState, out: Outbox, stre
   realm.setStream(next);
   out.batch.put(shard.store.streams, [realm.id, next.id], next);
   if (wasDefault) queueDefaultStreams(realm, out);
+  dropFromGroups(shard, realm, out, next);
   queueEvent(out, updateEvent(next, 'is_archived', true), audience);
   queueEvent(out, { type: 'stream', op: 'delete', streams: [{ stream_id: next.id }], stream_ids: [next.id], for_archiving: true }, audience);
   return next;
