@@ -101,6 +101,10 @@ export const routes: readonly Route[] = [
   r('PATCH', '/default_stream_groups/{group_id}', 'defaultStreams.updateGroup'),
   r('DELETE', '/default_stream_groups/{group_id}', 'defaultStreams.removeGroup'),
   r('PATCH', '/default_stream_groups/{group_id}/streams', 'defaultStreams.updateGroupStreams'),
+  r('GET', '/realm/domains', 'realmDomains.list'),
+  r('POST', '/realm/domains', 'realmDomains.add'),
+  r('PATCH', '/realm/domains/{domain}', 'realmDomains.change'),
+  r('DELETE', '/realm/domains/{domain}', 'realmDomains.remove'),
 
   // Channel folders: feature levels 389-418, after the 10.2 OpenAPI description.
   r('POST', '/channel_folders/create', 'channelFolders.create'),

@@ -22,6 +22,7 @@ import { operations as realm } from './realm/index.js';
 import { operations as reminders } from './reminders/index.js';
 import { operations as savedSnippets } from './saved-snippets/index.js';
 import { operations as calls } from './calls/index.js';
+import { operations as realmDomains } from './realm-domains/index.js';
 import { operations as exports } from './exports/index.js';
 import { operations as navigationViews } from './navigation-views/index.js';
 import { welcomeTestOperations } from './invites/welcome-test.js';
@@ -61,6 +62,7 @@ export const operations: Record<string, Operation<any>> = {
   ...navigationViews,
   ...exports,
   ...calls,
+  ...realmDomains,
   ...welcomeTestOperations,
   ...scheduledMessages,
   ...server,

@@ -34,6 +34,11 @@ export interface RealmRecord {
    * together to people joining; absent until the first is made.
    */
   defaultChannelGroups?: { id: number; name: string; description: string; streamIds: number[] }[];
+  /**
+   * The domains whose addresses may join when emails_restricted_to_domains is on
+   * (api/realm-domains/); absent until the first is added.
+   */
+  domains?: { id: number; domain: string; allowSubdomains: boolean }[];
 }
 
 /**

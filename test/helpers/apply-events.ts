@@ -478,6 +478,12 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
       return;
     case 'realm_bot':
       return applyRealmBot(state, event);
+    case 'realm_domains':
+      if (!('realm_domains' in state)) return;
+      if (event.op === 'add') state.realm_domains.push(event.realm_domain);
+      else if (event.op === 'change') state.realm_domains = state.realm_domains.map((d: { domain: string }) => (d.domain === event.realm_domain.domain ? event.realm_domain : d));
+      else if (event.op === 'remove') state.realm_domains = state.realm_domains.filter((d: { domain: string }) => d.domain !== event.domain);
+      return;
     case 'default_stream_groups':
       if ('realm_default_stream_groups' in state) state.realm_default_stream_groups = event.default_stream_groups;
       return;

@@ -105,6 +105,11 @@ export const UNDOCUMENTED: { method: string; path: string; schema: Record<string
   { method: 'PATCH', path: '/default_stream_groups/{group_id}', schema: obj({}) },
   { method: 'DELETE', path: '/default_stream_groups/{group_id}', schema: obj({}) },
   { method: 'PATCH', path: '/default_stream_groups/{group_id}/streams', schema: obj({}) },
+  // Realm domains (zerver/views/realm_domains.py), in the URL table only.
+  { method: 'GET', path: '/realm/domains', schema: obj({ domains: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['domain', 'allow_subdomains'], properties: { domain: { type: 'string' }, allow_subdomains: { type: 'boolean' } } } } }) },
+  { method: 'POST', path: '/realm/domains', schema: obj({ new_domain: { type: 'array', items: { type: ['integer', 'string'] }, minItems: 2, maxItems: 2 } }) },
+  { method: 'PATCH', path: '/realm/domains/{domain}', schema: obj({}) },
+  { method: 'DELETE', path: '/realm/domains/{domain}', schema: obj({}) },
   // Channel folders (feature levels 389, 414): after the 10.2 description, written from the
   // reference's current zerver/views/channel_folders.py and zerver/lib/channel_folders.py.
   { method: 'POST', path: '/channel_folders/create', schema: obj({ channel_folder_id: { type: 'integer' } }) },

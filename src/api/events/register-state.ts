@@ -1,4 +1,5 @@
 import { groupsView } from '../default-streams/groups.js';
+import { domainsOf, domainView } from '../realm-domains/actions.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../version.js';
 import { me, type OpContext } from '../operation.js';
 import { realmPresences } from '../presence/presence.js';
@@ -74,7 +75,7 @@ const sections: Section[] = [
   { when: on('saved_snippets'), build: (ctx) => ({ saved_snippets: listSnippets(ctx.shard, ctx.realm, me(ctx).id).map(snippetView) }) },
   { when: on('realm'), build: (ctx) => realmSection(ctx.shard, ctx.realm, { longpollTimeoutSecs: ctx.shard.config.heartbeatSeconds + 40 }) },
   { when: on('realm_user_settings_defaults'), build: (ctx) => ({ realm_user_settings_defaults: realmUserSettingsDefaults(ctx.realm.realm) }) },
-  { when: on('realm_domains'), build: () => ({ realm_domains: [] }) },
+  { when: on('realm_domains'), build: (ctx) => ({ realm_domains: domainsOf(ctx.realm).map(domainView) }) },
   { when: on('realm_emoji'), build: (ctx) => ({ realm_emoji: realmEmojiViews(ctx.realm) }) },
   // Clients without linkifier_url_template cannot read templates: the reference sends them none.
   { when: on('realm_linkifiers'), build: (ctx, caps) => ({ realm_linkifiers: caps.linkifier_url_template ? linkifiersView(ctx.realm) : [] }) },

@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
+import { domainAllowed } from '../realm-domains/actions.js';
 import { isValidEmail } from '../users/actions.js';
 
 /**
  * Addresses an invitation or a sign-up may use, as the reference's email_validation.py decides:
  * a well-formed address, not of a disposable-mail domain (disallow_disposable_email_addresses),
- * and, in a realm restricted to its domains, of one of them without a `+` (this server keeps no
- * realm domains, so such a realm admits no new address at all).
+ * and, in a realm restricted to its domains (api/realm-domains/), of one of them without a `+`.
  */
 
 /** The reference's get_invitee_emails_set: split on commas and newlines, `Name <addr>` allowed. */
@@ -48,7 +48,7 @@ export function addressProblems(realm: RealmState, emails: string[]): Map<string
   for (const email of emails) {
     if (!isValidEmail(email)) problems.set(email, 'Invalid address.');
     else if (restricted && email.slice(0, email.lastIndexOf('@')).includes('+')) problems.set(email, 'Email addresses containing + are not allowed.');
-    else if (restricted) problems.set(email, `Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`);
+    else if (restricted && !domainAllowed(realm, domainOf(email))) problems.set(email, `Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`);
     else if (noDisposable && (disposable ??= disposableDomains()).has(domainOf(email))) problems.set(email, 'Please use your real email address.');
   }
   return problems;

@@ -1,0 +1,84 @@
+import t from 'tap';
+import { convergenceHarness } from '../../helpers/convergence.js';
+import { listen } from '../streams/queues.js';
+import { startWorld, streamId } from '../streams/world.js';
+
+/**
+ * Realm domains: GET and POST /realm/domains, PATCH and DELETE /realm/domains/{domain}, with the
+ * reference's validation and messages, the realm_domains events, /register, and invitations in
+ * an organization restricted to its domains.
+ */
+t.test('realm domains', async (t) => {
+  const w = await startWorld(t);
+  const { owner, admin, hamlet } = w.root;
+  const asOwner = w.as(owner);
+  const general = await streamId(asOwner, 'general');
+  const list = async (who = hamlet) => (await w.as(who)('GET', '/realm/domains')).body.domains;
+  const add = (domain: string, allow = false, who = owner) => w.as(who)('POST', '/realm/domains', { params: { domain, allow_subdomains: allow } });
+  const failure = async (res: Promise<{ status: number; body: { msg: string } }>) => {
+    const r = await res;
+    return [r.status, r.body.msg];
+  };
+
+  t.test('adding, with the event', async (t) => {
+    t.same(await list(), [], 'none at first');
+    const members = await listen(w.as(hamlet), { event_types: ['realm_domains'] });
+    const res = await add('  Example.ORG ');
+    t.equal(res.status, 200, 'added');
+    t.match(res.body.new_domain, [Number, 'example.org'], 'answered with its id and the domain as stored');
+    t.same(await list(), [{ domain: 'example.org', allow_subdomains: false }], 'anyone may list them');
+    t.same(await members.drain(t), [{ type: 'realm_domains', op: 'add', realm_domain: { domain: 'example.org', allow_subdomains: false } }], 'everyone hears of it');
+    t.same((await w.as(hamlet)('POST', '/register', { params: { fetch_event_types: ['realm_domains'] } })).body.realm_domains, await list(), 'in /register');
+  });
+
+  t.test('errors and permissions', async (t) => {
+    t.same(await failure(add('b.org', false, admin)), [400, 'Must be an organization owner'], 'administrators may not');
+    t.same(await failure(add('example.org')), [400, 'The domain example.org is already a part of your organization.'], 'twice');
+    const invalid: [string, string][] = [
+      ['', "Domain can't be empty."],
+      ['localhost', 'Domain must have at least one dot (.)'],
+      ['.example.org', 'Domain cannot start or end with a dot (.)'],
+      ['a..org', "Consecutive '.' are not allowed."],
+      ['-a.org', "Subdomains cannot start or end with a '-'."],
+      ['a_b.org', "Domain can only have letters, numbers, '.' and '-'s."],
+      [`${'a'.repeat(260)}.org`, 'Domain is too long'],
+    ];
+    for (const [domain, msg] of invalid) t.same(await failure(add(domain)), [400, `Invalid domain: ${msg}`], JSON.stringify(domain));
+    t.same(await failure(asOwner('PATCH', '/realm/domains/nowhere.org', { params: { allow_subdomains: true } })), [400, 'No entry found for domain nowhere.org.'], 'changing an unknown one');
+    t.same(await failure(asOwner('DELETE', '/realm/domains/nowhere.org')), [400, 'No entry found for domain nowhere.org.'], 'removing an unknown one');
+    t.same(await list(), [{ domain: 'example.org', allow_subdomains: false }], 'nothing changed');
+  });
+
+  t.test('invitations in an organization restricted to its domains', async (t) => {
+    t.equal((await asOwner('PATCH', '/realm', { params: { emails_restricted_to_domains: true } })).status, 200, 'restricted');
+    const invite = (emails: string) => asOwner('POST', '/invites', { params: { invitee_emails: emails, stream_ids: [general] } });
+    t.equal((await invite('ann@example.org')).status, 200, 'an address of the domain');
+    const sub = await invite('ann@mail.example.org');
+    t.match(sub.body, { code: 'INVITATION_FAILED', errors: [['ann@mail.example.org', /is not in one of the domains/, false]] }, 'not a subdomain, until allowed');
+    t.equal((await asOwner('PATCH', '/realm/domains/example.org', { params: { allow_subdomains: true } })).status, 200, 'subdomains allowed');
+    t.equal((await invite('bea@mail.example.org')).status, 200, 'then a subdomain passes');
+    t.match((await invite('cy+x@example.org')).body, { errors: [['cy+x@example.org', 'Email addresses containing + are not allowed.', false]] }, 'no + in a restricted organization');
+    t.match((await invite('dee@example.net')).body, { errors: [['dee@example.net', /is not in one of the domains/, false]] }, 'another domain');
+  });
+
+  t.test('removing the last domain lifts the restriction', async (t) => {
+    const members = await listen(w.as(hamlet), { event_types: ['realm_domains', 'realm'] });
+    t.equal((await asOwner('DELETE', '/realm/domains/example.org')).status, 200, 'removed');
+    t.same(await members.drain(t), [
+      { type: 'realm_domains', op: 'remove', domain: 'example.org' },
+      { type: 'realm', op: 'update', property: 'emails_restricted_to_domains', value: false },
+    ], 'the removal, and the setting turned off');
+    const state = (await asOwner('POST', '/register', { params: { fetch_event_types: ['realm'] } })).body;
+    t.equal(state.realm_emails_restricted_to_domains, false, 'off');
+  });
+
+  t.test('events keep /register current', async (t) => {
+    const { ok, converges } = convergenceHarness(t, w.ts);
+    await converges('add, change, remove', async () => {
+      await ok(owner, 'POST', '/realm/domains', { domain: 'one.org', allow_subdomains: false });
+      await ok(owner, 'POST', '/realm/domains', { domain: 'two.org', allow_subdomains: true });
+      await ok(owner, 'PATCH', '/realm/domains/one.org', { allow_subdomains: true });
+      await ok(owner, 'DELETE', '/realm/domains/two.org');
+    }, [{ ...owner }, { ...hamlet }]);
+  });
+});
