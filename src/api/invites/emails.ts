@@ -42,16 +42,37 @@ function domainOf(email: string): string {
  */
 export function addressProblems(realm: RealmState, emails: string[]): Map<string, string> {
   const problems = new Map<string, string>();
+  const refusals = realmRefusals(realm);
+  for (const email of emails) {
+    if (!isValidEmail(email)) {
+      problems.set(email, 'Invalid address.');
+      continue;
+    }
+    const refusal = refusals(email);
+    if (refusal === 'plus') problems.set(email, 'Email addresses containing + are not allowed.');
+    else if (refusal === 'domain') problems.set(email, `Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`);
+    else if (refusal === 'disposable') problems.set(email, 'Please use your real email address.');
+  }
+  return problems;
+}
+
+export type Refusal = 'plus' | 'domain' | 'disposable';
+
+/**
+ * The reference's email_allowed_for_realm for a well-formed address: why the realm refuses it,
+ * or null. Returned as a function so that checking many addresses reads the disposable-mail list
+ * once.
+ */
+export function realmRefusals(realm: RealmState): (email: string) => Refusal | null {
   const restricted = realmSetting(realm, 'emails_restricted_to_domains') === true;
   const noDisposable = !restricted && realmSetting(realm, 'disallow_disposable_email_addresses') === true;
   let disposable: Set<string> | null = null;
-  for (const email of emails) {
-    if (!isValidEmail(email)) problems.set(email, 'Invalid address.');
-    else if (restricted && email.slice(0, email.lastIndexOf('@')).includes('+')) problems.set(email, 'Email addresses containing + are not allowed.');
-    else if (restricted && !domainAllowed(realm, domainOf(email))) problems.set(email, `Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`);
-    else if (noDisposable && (disposable ??= disposableDomains()).has(domainOf(email))) problems.set(email, 'Please use your real email address.');
-  }
-  return problems;
+  return (email) => {
+    if (restricted && email.slice(0, email.lastIndexOf('@')).includes('+')) return 'plus';
+    if (restricted && !domainAllowed(realm, domainOf(email))) return 'domain';
+    if (noDisposable && (disposable ??= disposableDomains()).has(domainOf(email))) return 'disposable';
+    return null;
+  };
 }
 
 /**

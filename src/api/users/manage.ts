@@ -1,3 +1,4 @@
+import { realmRefusals } from '../invites/emails.js';
 import { ApiError, badRequest, insufficientPermission } from '../../lib/errors.js';
 import { BOT_TYPE, ROLE } from '../../model/types.js';
 import { checkBotNameAvailable, checkCanCreateBot } from '../bots/checks.js';
@@ -23,6 +24,11 @@ const create = operation<{ email: string; password: string; full_name: string }>
     const fullName = checkFullName(params.full_name);
     const email = params.email.trim();
     if (!isValidEmail(email)) throw badRequest('Bad name or username');
+    // An administrator needs no invitation, but the organization's address rules still hold.
+    const refusal = realmRefusals(realm)(email);
+    if (refusal === 'domain') throw badRequest(`Email '${email}' not allowed in this organization`);
+    if (refusal === 'disposable') throw badRequest('Disposable email addresses are not allowed in this organization');
+    if (refusal === 'plus') throw badRequest('Email addresses containing + are not allowed.');
     if (realm.userByEmail(email)) throw badRequest(`Email '${email}' already in use`);
     if (params.password.length < shard.config.passwordMinLength) throw badRequest('The password is too weak.');
     const user = await doCreateUser(shard, realm, { email, fullName, password: params.password });

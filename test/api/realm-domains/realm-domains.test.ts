@@ -61,6 +61,13 @@ t.test('realm domains', async (t) => {
     t.match((await invite('dee@example.net')).body, { errors: [['dee@example.net', /is not in one of the domains/, false]] }, 'another domain');
   });
 
+  t.test('an administrator creating an account keeps to the same rules', async (t) => {
+    const create = (email: string) => asOwner('POST', '/users', { params: { email, password: 'a-long-password-1', full_name: 'New' } });
+    t.same(await failure(create('eve@example.net')), [400, "Email 'eve@example.net' not allowed in this organization"], 'another domain');
+    t.same(await failure(create('eve+x@example.org')), [400, 'Email addresses containing + are not allowed.'], 'a + address');
+    t.equal((await create('eve@mail.example.org')).status, 200, 'an address of an allowed subdomain');
+  });
+
   t.test('removing the last domain lifts the restriction', async (t) => {
     const members = await listen(w.as(hamlet), { event_types: ['realm_domains', 'realm'] });
     t.equal((await asOwner('DELETE', '/realm/domains/example.org')).status, 200, 'removed');
@@ -70,6 +77,8 @@ t.test('realm domains', async (t) => {
     ], 'the removal, and the setting turned off');
     const state = (await asOwner('POST', '/register', { params: { fetch_event_types: ['realm'] } })).body;
     t.equal(state.realm_emails_restricted_to_domains, false, 'off');
+    const disposable = await asOwner('POST', '/users', { params: { email: 'x@mailinator.com', password: 'a-long-password-1', full_name: 'X' } });
+    t.same([disposable.status, disposable.body.msg], [400, 'Disposable email addresses are not allowed in this organization'], 'unrestricted, disposable addresses are still refused');
   });
 
   t.test('events keep /register current', async (t) => {
