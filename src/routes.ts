@@ -105,6 +105,10 @@ export const routes: readonly Route[] = [
   r('POST', '/realm/domains', 'realmDomains.add'),
   r('PATCH', '/realm/domains/{domain}', 'realmDomains.change'),
   r('DELETE', '/realm/domains/{domain}', 'realmDomains.remove'),
+  r('POST', '/realm/icon', 'realmImages.setIcon'),
+  r('DELETE', '/realm/icon', 'realmImages.removeIcon'),
+  r('POST', '/realm/logo', 'realmImages.setLogo'),
+  r('DELETE', '/realm/logo', 'realmImages.removeLogo'),
 
   // Channel folders: feature levels 389-418, after the 10.2 OpenAPI description.
   r('POST', '/channel_folders/create', 'channelFolders.create'),
@@ -218,6 +222,8 @@ export const pageRoutes: readonly Route[] = [
   r('POST', '/join/{key}/', 'invites.join'),
   // Uploaded avatars, at the URLs avatar_url names (an image, not a page: front/pages.ts).
   r('GET', '/user_avatars/{realm_id_str}/{file_name}', 'avatars.image'),
+  // The organization's uploaded icon and logos (api/realm-images/).
+  r('GET', '/user_avatars/{realm_id_str}/realm/{file_name}', 'realmImages.file'),
   // A BigBlueButton call's join link (api/calls/): this server has no BigBlueButton to join.
   r('GET', '/calls/bigbluebutton/join', 'calls.bigBlueButtonJoin'),
   // Data exports' archives, at their export_url (api/exports/).

@@ -23,6 +23,7 @@ import { operations as reminders } from './reminders/index.js';
 import { operations as savedSnippets } from './saved-snippets/index.js';
 import { operations as calls } from './calls/index.js';
 import { operations as realmDomains } from './realm-domains/index.js';
+import { operations as realmImages } from './realm-images/index.js';
 import { operations as exports } from './exports/index.js';
 import { operations as navigationViews } from './navigation-views/index.js';
 import { welcomeTestOperations } from './invites/welcome-test.js';
@@ -63,6 +64,7 @@ export const operations: Record<string, Operation<any>> = {
   ...exports,
   ...calls,
   ...realmDomains,
+  ...realmImages,
   ...welcomeTestOperations,
   ...scheduledMessages,
   ...server,

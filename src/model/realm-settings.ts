@@ -1,6 +1,6 @@
 import { userHasPermission, type GroupSettingRule } from './groups.js';
 import type { RealmState } from './realm-state.js';
-import { ROLE, type GroupSetting, type UserRecord } from './types.js';
+import { ROLE, type GroupSetting, type RealmImage, type UserRecord } from './types.js';
 
 export type { GroupSettingRule } from './groups.js';
 
@@ -208,6 +208,15 @@ export function botDomain(url: string): string {
   return host.includes(':') ? hostname : host;
 }
 
+/**
+ * The URL of the realm's icon, logo or night logo: the uploaded image's, with its version (the
+ * reference's local-storage form), or the default one.
+ */
+export function realmImageUrl(realm: RealmState, image: RealmImage, url: string): string {
+  if (realmSetting(realm, `${image}_source`) === 'U') return `/user_avatars/${realm.id}/realm/${image}.png?version=${realm.realm.imageVersions?.[image] ?? 1}`;
+  return image === 'icon' ? `${url}/static/images/logo/zulip-icon-128x128.png` : '/static/images/logo/zulip-org-logo.svg?version=0';
+}
+
 export interface RegisterRealmOptions {
   /** The realm's URL (Shard.realmUrl). */
   url: string;
@@ -240,9 +249,9 @@ export function registerRealmFields(realm: RealmState, opts: RegisterRealmOption
     realm_email_auth_enabled: true,
     realm_password_auth_enabled: true,
     realm_available_video_chat_providers: { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } },
-    realm_icon_url: `${opts.url}/static/images/logo/zulip-icon-128x128.png`,
-    realm_logo_url: '/static/images/logo/zulip-org-logo.svg?version=0',
-    realm_night_logo_url: '/static/images/logo/zulip-org-logo.svg?version=0',
+    realm_icon_url: realmImageUrl(realm, 'icon', opts.url),
+    realm_logo_url: realmImageUrl(realm, 'logo', opts.url),
+    realm_night_logo_url: realmImageUrl(realm, 'night_logo', opts.url),
     realm_bot_domain: botDomain(opts.url),
     realm_url: opts.url,
     realm_uri: opts.url,

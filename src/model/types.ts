@@ -39,7 +39,15 @@ export interface RealmRecord {
    * (api/realm-domains/); absent until the first is added.
    */
   domains?: { id: number; domain: string; allowSubdomains: boolean }[];
+  /**
+   * How many times the uploaded icon, logo and night logo changed (api/realm-images/): their
+   * URLs carry it, so clients fetch a new image. Which is in use is settings.icon_source etc.
+   */
+  imageVersions?: Partial<Record<RealmImage, number>>;
 }
+
+/** The organization's images an administrator uploads. */
+export type RealmImage = 'icon' | 'logo' | 'night_logo';
 
 /**
  * A custom (realm) emoji: the reference's RealmEmoji. Deactivating keeps the row (old messages

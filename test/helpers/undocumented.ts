@@ -110,6 +110,11 @@ export const UNDOCUMENTED: { method: string; path: string; schema: Record<string
   { method: 'POST', path: '/realm/domains', schema: obj({ new_domain: { type: 'array', items: { type: ['integer', 'string'] }, minItems: 2, maxItems: 2 } }) },
   { method: 'PATCH', path: '/realm/domains/{domain}', schema: obj({}) },
   { method: 'DELETE', path: '/realm/domains/{domain}', schema: obj({}) },
+  // The organization's icon and logos (zerver/views/realm_icon.py, realm_logo.py), in the URL table only.
+  { method: 'POST', path: '/realm/icon', schema: obj({ icon_url: { type: 'string' } }) },
+  { method: 'DELETE', path: '/realm/icon', schema: obj({ icon_url: { type: 'string' } }) },
+  { method: 'POST', path: '/realm/logo', schema: obj({}) },
+  { method: 'DELETE', path: '/realm/logo', schema: obj({}) },
   // Channel folders (feature levels 389, 414): after the 10.2 description, written from the
   // reference's current zerver/views/channel_folders.py and zerver/lib/channel_folders.py.
   { method: 'POST', path: '/channel_folders/create', schema: obj({ channel_folder_id: { type: 'integer' } }) },

@@ -38,6 +38,24 @@ const loadSharp = () =>
 
 /** Both sizes of an avatar from the uploaded bytes; BAD_IMAGE errors for what is no image. */
 export async function scaleAvatar(bytes: Uint8Array): Promise<Record<AvatarSize, Uint8Array>> {
+  const scale = await scaler(bytes);
+  return { small: await scale({ width: AVATAR_SIZE, height: AVATAR_SIZE, fit: 'cover', position: 'centre' }), medium: await scale({ width: MEDIUM_AVATAR_SIZE, height: MEDIUM_AVATAR_SIZE, fit: 'cover', position: 'centre' }) };
+}
+
+/** The reference's DEFAULT_LOGO_MAX_WIDTH and height: a logo fits in 800x100, never enlarged. */
+const LOGO_BOX = { width: 800, height: 100, fit: 'inside', withoutEnlargement: true } as const;
+
+/** An organization's icon (100x100, as an avatar) or logo (within 800x100), as PNG. */
+export async function scaleRealmImage(bytes: Uint8Array, kind: 'icon' | 'logo'): Promise<Uint8Array> {
+  const scale = await scaler(bytes);
+  return scale(kind === 'icon' ? { width: AVATAR_SIZE, height: AVATAR_SIZE, fit: 'cover', position: 'centre' } : LOGO_BOX);
+}
+
+/**
+ * Checks that the bytes are an image of a trusted format, and returns what scales them to PNG;
+ * BAD_IMAGE errors for what is no image.
+ */
+async function scaler(bytes: Uint8Array): Promise<(resize: import('sharp').ResizeOptions) => Promise<Uint8Array>> {
   const sharp = await loadSharp();
   const undecodable = () => badImage('Could not decode image; did you upload an image file?');
   let format: string | undefined;
@@ -47,15 +65,14 @@ export async function scaleAvatar(bytes: Uint8Array): Promise<Record<AvatarSize,
     throw pixelLimit(err) ? badImage('Image size exceeds limit.') : undecodable();
   }
   if (!format || !TRUSTED_FORMATS.has(format)) throw undecodable();
-  const scaled = async (size: number) => {
+  return async (resize) => {
     try {
       // rotate() without an angle applies the EXIF orientation; animations keep their first frame.
-      return new Uint8Array(await sharp(bytes).rotate().resize(size, size, { fit: 'cover', position: 'centre' }).png().toBuffer());
+      return new Uint8Array(await sharp(bytes).rotate().resize(resize).png().toBuffer());
     } catch (err) {
       throw pixelLimit(err) ? badImage('Image size exceeds limit.') : undecodable();
     }
   };
-  return { small: await scaled(AVATAR_SIZE), medium: await scaled(MEDIUM_AVATAR_SIZE) };
 }
 
 /** sharp refuses images over its pixel limit (about 268 megapixels), a decompression bomb. */

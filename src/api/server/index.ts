@@ -1,4 +1,4 @@
-import { realmSetting } from '../../model/realm-settings.js';
+import { realmImageUrl, realmSetting } from '../../model/realm-settings.js';
 import { operation } from '../operation.js';
 import { fetchApiKey } from './fetch-api-key.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../version.js';
@@ -24,7 +24,7 @@ const settings = operation({
       realm_uri: url,
       realm_url: url,
       realm_name: realm.realm.name,
-      realm_icon: `${url}/static/images/logo/zulip-icon-128x128.png`,
+      realm_icon: realmImageUrl(realm, 'icon', url),
       realm_description: realm.realm.description,
       realm_web_public_access_enabled: realmSetting(realm, 'enable_spectator_access') === true,
     };
