@@ -85,13 +85,17 @@ t.test('POST /fetch_api_key', async (t) => {
   });
 
   t.test('POST /fetch_api_key: the limit lifts when the window has passed', async (t) => {
-    // A server of its own with a one-failure, two-second limit, so the wait stays short.
-    const quick = await startTestServer(t, { fetchApiKeyRateLimit: { failures: 1, windowSeconds: 2 } });
+    // A server of its own with a one-failure limit and a short window. The window must outlast
+    // one password hash on a loaded machine, or the failure ages out before the second attempt.
+    const quick = await startTestServer(t, { fetchApiKeyRateLimit: { failures: 1, windowSeconds: 5 } });
     const attempt = (password: string) => quick.request('POST', '/fetch_api_key', { auth: null, params: { username: quick.owner.email, password } });
     t.equal((await attempt('wrong')).status, 401, 'one failure');
     const limited = await attempt(quick.owner.password);
     t.equal(limited.status, 429, 'limited at once, right password or not');
-    await new Promise((r) => setTimeout(r, 2100));
+    // Wait as long as the server says, and no more than the window.
+    const wait = limited.body['retry-after'] as number;
+    t.ok(wait > 0 && wait <= 5, 'retry-after is within the window');
+    await new Promise((r) => setTimeout(r, wait * 1000 + 100));
     t.equal((await attempt(quick.owner.password)).status, 200, 'after the window the right password works again');
   });
 
