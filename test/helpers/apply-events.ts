@@ -227,8 +227,14 @@ function applyUserTopic(state: State, event: Event): void {
 }
 
 function applyChannelFolder(state: State, event: Event): void {
-  const folders = state.channel_folders as Record<string, any>[] | undefined;
-  if (!folders) return;
+  // A register that named no event types leaves folders out until the realm has one (a level 372
+  // client knows nothing of them); a client that follows them starts from none, and from then on
+  // every channel names its folder.
+  if (!state.channel_folders) {
+    state.channel_folders = [];
+    for (const key of ['streams', 'subscriptions', 'unsubscribed', 'never_subscribed']) for (const s of (state[key] as Record<string, any>[] | undefined) ?? []) s.folder_id ??= null;
+  }
+  const folders = state.channel_folders as Record<string, any>[];
   if (event.op === 'add') folders.push(event.channel_folder);
   if (event.op === 'update') Object.assign(folders.find((f) => f.id === event.channel_folder_id) ?? {}, event.data);
   if (event.op === 'reorder') {
@@ -505,7 +511,8 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
       if (state.drafts) state.drafts = applyById(state.drafts, 'id', event.op === 'add' ? event.drafts : event.draft ? [event.draft] : [], event.draft_id);
       return;
     case 'navigation_view':
-      if (!state.navigation_views) return;
+      // Absent from a register that named no types while the user had none (level 390).
+      state.navigation_views ??= [];
       if (event.op === 'add') state.navigation_views = [...state.navigation_views, event.navigation_view];
       else if (event.op === 'update') state.navigation_views = state.navigation_views.map((v: any) => (v.fragment === event.fragment ? { ...v, ...event.data } : v));
       else if (event.op === 'remove') state.navigation_views = state.navigation_views.filter((v: any) => v.fragment !== event.fragment);
@@ -520,7 +527,8 @@ export function applyEvent(state: State, me: number, event: Event, opts: ApplyOp
       }
       return;
     case 'reminders':
-      if (state.reminders) state.reminders = applyById(state.reminders, 'reminder_id', event.reminders ?? [], event.reminder_id);
+      // Absent from a register that named no types while the user had none (level 399).
+      state.reminders = applyById(state.reminders ?? [], 'reminder_id', event.reminders ?? [], event.reminder_id);
       return;
   }
 }

@@ -81,8 +81,6 @@ export function realmSection(shard: Shard, realm: RealmState, opts: { longpollTi
     max_topic_length: MAX_TOPIC_LENGTH,
     max_stream_name_length: MAX_NAME_LENGTH,
     max_stream_description_length: MAX_DESCRIPTION_LENGTH,
-    max_channel_folder_name_length: 60,
-    max_channel_folder_description_length: 1024,
     max_file_upload_size_mib: MAX_FILE_UPLOAD_SIZE_MIB,
     max_avatar_file_size_mib: 5,
     max_icon_file_size_mib: 5,

@@ -1,6 +1,7 @@
 import type { RealmState } from '../../model/realm-state.js';
 import type { GroupSetting, StreamRecord, UserRecord } from '../../model/types.js';
 import { renderMessage } from '../messages/render.js';
+import { usesChannelFolders } from '../../model/channel-folders.js';
 
 /** A channel description as HTML, rendered as message content is, as the reference does. */
 export function renderDescription(realm: RealmState, author: UserRecord | null, text: string): string {
@@ -67,9 +68,10 @@ export function streamView(realm: RealmState, stream: StreamRecord): Record<stri
     is_recently_active: true,
     is_announcement_only: postPolicy === 2,
     stream_weekly_traffic: null,
-    // Feature level 389: the channel's folder, or null.
-    folder_id: stream.folderId ?? null,
   };
+  // Feature level 389: the channel's folder, or null; shown once the realm has folders, so that
+  // a realm without them looks as a 10.2 server's does (see events/register-state.ts `later`).
+  if (usesChannelFolders(realm)) view.folder_id = stream.folderId ?? null;
   for (const name of CHANNEL_GROUP_SETTINGS) {
     const setting = stream.groups[name];
     if (setting !== undefined) view[name] = groupSettingView(realm, setting);
