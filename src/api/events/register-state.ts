@@ -117,8 +117,12 @@ const sections: Section[] = [
     when: later('channel_folders', (ctx) => usesChannelFolders(ctx.realm)),
     build: (ctx) => ({ channel_folders: channelFoldersView(ctx.realm, true) }),
   },
-  // The folder limits belong to the realm section (level 410), under the same rule.
-  { when: later('realm', (ctx) => usesChannelFolders(ctx.realm)), build: () => ({ max_channel_folder_name_length: MAX_FOLDER_NAME_LENGTH, max_channel_folder_description_length: MAX_FOLDER_DESCRIPTION_LENGTH }) },
+  // The folder limits (level 410) belong to the realm section, but a client that names only
+  // `realm` may be of level 372: they come with the folders, named or in use.
+  {
+    when: (want, _caps, ctx) => (!want.all && want('channel_folders')) || ((want('realm') || want('channel_folders')) && usesChannelFolders(ctx.realm)),
+    build: () => ({ max_channel_folder_name_length: MAX_FOLDER_NAME_LENGTH, max_channel_folder_description_length: MAX_FOLDER_DESCRIPTION_LENGTH }),
+  },
   // Search has no stop words: every word of a query counts.
   { when: on('stop_words'), build: () => ({ stop_words: [] }) },
   { when: (want, caps) => want('update_display_settings') && !caps.user_settings_object, build: (ctx) => legacyDisplaySettings(me(ctx)) },

@@ -32,7 +32,8 @@ t.test('channel folders', async (t) => {
     t.same(events, [{ type: 'channel_folder', op: 'add', channel_folder: folder }], 'everyone, guests included, hears of it');
     const state = (await w.as(polonius)('POST', '/register', { params: { fetch_event_types: ['channel_folders'] } })).body;
     t.same(state.channel_folders, [folder], 'in /register');
-    t.equal(state.max_channel_folder_name_length, undefined, 'only what was asked');
+    t.match(state, { max_channel_folder_name_length: 60, max_channel_folder_description_length: 1024 }, 'with their limits (level 410): the client named folders');
+    t.equal(state.realm_name, undefined, 'and nothing else of the realm section');
     const limits = (await w.as(polonius)('POST', '/register', { params: { fetch_event_types: ['realm'] } })).body;
     t.match(limits, { max_channel_folder_name_length: 60, max_channel_folder_description_length: 1024 }, 'the limits (level 410)');
   });

@@ -34,6 +34,9 @@ t.test('state from later feature levels', async (t) => {
     const state = await registerAll();
     strict('POST', '/register', state);
     t.same(LATER_KEYS.filter((k) => k in state), [], 'a register naming no types has none of the later keys');
+    const realmOnly = await ok(asOwner('POST', '/register', { params: { fetch_event_types: ['realm'] } }));
+    strict('POST', '/register', realmOnly);
+    t.notOk('max_channel_folder_name_length' in realmOnly, 'nor one naming the realm section: the folder limits come with folders');
   });
 
   t.test('a client that names them gets them, empty', async (t) => {

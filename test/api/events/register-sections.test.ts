@@ -98,7 +98,7 @@ t.test('POST /register: sections and their selection', async (t) => {
     t.equal(body.max_message_length, 10000, 'max_message_length');
     t.equal(body.max_topic_length, 60, 'max_topic_length');
     t.equal(body.max_stream_name_length, 60, 'max_stream_name_length');
-    t.equal(body.max_channel_folder_name_length, 60, 'max_channel_folder_name_length');
+    t.equal(body.max_channel_folder_name_length, undefined, 'no channel folder limits (level 410) in a realm without folders: this client may be of level 372');
     t.equal(body.realm_empty_topic_display_name, 'general chat', 'the empty topic display name');
     t.match(body.server_emoji_data_url, /^http:\/\/.*\/static\/generated\/emoji\/emoji_api\.json$/, 'server_emoji_data_url');
     t.equal(body.realm_name, 'Stoa', 'realm settings come along');
