@@ -91,6 +91,10 @@ t.test('message reminders', async (t) => {
     await converges('its delivery', async () => {
       const deadline = Date.now() + 20_000;
       while ((await reminders(hamlet)).some((r) => r.reminder_id === id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      // GET /reminders already reads the delivery's writes while its commit, after which its
+      // events go out, may be in flight. A register waits for commits in flight to finish.
+      const settled = await ok(hamlet, 'POST', '/register', { event_types: ['message'] });
+      await ok(hamlet, 'DELETE', '/events', { queue_id: settled.queue_id });
     }, [hamlet, othello], opts);
     const msgs = (await ok(hamlet, 'GET', '/messages', { anchor: 'newest', num_before: 5, num_after: 0, apply_markdown: false })).messages as any[];
     const reminder = msgs.find((m) => m.sender_email === BOT && m.content.includes('now!'));
