@@ -48,17 +48,23 @@ type Ctx = OpContext<RegisterParams>;
 
 interface Section {
   when: (want: Want, caps: Record<string, boolean>, ctx: Ctx) => boolean;
-  build: (ctx: Ctx, caps: Record<string, boolean>) => Record<string, unknown>;
+  build: (ctx: Ctx, caps: Record<string, boolean>, want: Want) => Record<string, unknown>;
 }
 
 const on = (type: string) => (want: Want) => want(type);
 
 /**
- * State from feature levels after the 372 this server reports. A client of level 372 knows
+ * A list from feature levels after the 372 this server reports. A client of level 372 knows
  * nothing of it, and the reference's 10.2 schema forbids it in a register that names no types:
  * so it comes when asked for by name, or, in such a register, once it holds something.
  */
-const later = (type: string, present: (ctx: Ctx) => boolean) => (want: Want, _caps: Record<string, boolean>, ctx: Ctx) => (want.all ? present(ctx) : want(type));
+const later = (type: string, key: string, list: (ctx: Ctx) => unknown[]): Section => ({
+  when: on(type),
+  build: (ctx, _caps, want) => {
+    const items = list(ctx);
+    return want.all && items.length === 0 ? {} : { [key]: items };
+  },
+});
 
 const sections: Section[] = [
   { when: on('alert_words'), build: (ctx) => ({ alert_words: alertWordsSection(ctx.realm, me(ctx)) }) },
@@ -68,7 +74,7 @@ const sections: Section[] = [
   { when: on('drafts'), build: (ctx) => ({ drafts: listDrafts(ctx.shard, ctx.realm, me(ctx).id, 'desc', MAX_DRAFTS_IN_REGISTER).map(draftView) }) },
   { when: on('scheduled_messages'), build: (ctx) => ({ scheduled_messages: pendingScheduled(ctx.shard, ctx.realm, me(ctx).id, 'send_later').map(scheduledView) }) },
   // Feature level 399.
-  { when: later('reminders', (ctx) => pendingScheduled(ctx.shard, ctx.realm, me(ctx).id, 'remind').length > 0), build: (ctx) => ({ reminders: pendingScheduled(ctx.shard, ctx.realm, me(ctx).id, 'remind').map(reminderView) }) },
+  later('reminders', 'reminders', (ctx) => pendingScheduled(ctx.shard, ctx.realm, me(ctx).id, 'remind').map(reminderView)),
   // The legacy list is left out for clients that ask for its replacement, user_topic.
   { when: (want) => want('muted_topics') && (want.all || !want('user_topic')), build: (ctx, caps) => ({ muted_topics: mutedTopicsView(ctx.realm, me(ctx).id, caps.empty_topic_name) }) },
   { when: on('muted_users'), build: (ctx) => ({ muted_users: mutedUsersSection(ctx.realm, me(ctx)) }) },
@@ -80,7 +86,7 @@ const sections: Section[] = [
     },
   },
   // Feature level 390.
-  { when: later('navigation_view', (ctx) => listViews(ctx.shard, ctx.realm, me(ctx).id).length > 0), build: (ctx) => ({ navigation_views: listViews(ctx.shard, ctx.realm, me(ctx).id).map(navigationView) }) },
+  later('navigation_view', 'navigation_views', (ctx) => listViews(ctx.shard, ctx.realm, me(ctx).id).map(navigationView)),
   { when: on('saved_snippets'), build: (ctx) => ({ saved_snippets: listSnippets(ctx.shard, ctx.realm, me(ctx).id).map(snippetView) }) },
   { when: on('realm'), build: (ctx) => realmSection(ctx.shard, ctx.realm, { longpollTimeoutSecs: ctx.shard.config.heartbeatSeconds + 40 }) },
   { when: on('realm_user_settings_defaults'), build: (ctx) => ({ realm_user_settings_defaults: realmUserSettingsDefaults(ctx.realm.realm) }) },
@@ -113,14 +119,11 @@ const sections: Section[] = [
   { when: on('default_stream_groups'), build: (ctx) => ({ realm_default_stream_groups: groupsView(ctx.realm, me(ctx)) }) },
   // Feature levels 389 and 410. The reference asks for `channel_folders`, though its event is
   // channel_folder. A realm's folders are archived, never deleted: once it has one, it keeps them.
-  {
-    when: later('channel_folders', (ctx) => usesChannelFolders(ctx.realm)),
-    build: (ctx) => ({ channel_folders: channelFoldersView(ctx.realm, true) }),
-  },
+  later('channel_folders', 'channel_folders', (ctx) => channelFoldersView(ctx.realm, true)),
   // The folder limits (level 410) belong to the realm section, but a client that names only
   // `realm` may be of level 372: they come with the folders, named or in use.
   {
-    when: (want, _caps, ctx) => (!want.all && want('channel_folders')) || ((want('realm') || want('channel_folders')) && usesChannelFolders(ctx.realm)),
+    when: (want, _caps, ctx) => (want.all ? usesChannelFolders(ctx.realm) : want('channel_folders') || (want('realm') && usesChannelFolders(ctx.realm))),
     build: () => ({ max_channel_folder_name_length: MAX_FOLDER_NAME_LENGTH, max_channel_folder_description_length: MAX_FOLDER_DESCRIPTION_LENGTH }),
   },
   // Search has no stop words: every word of a query counts.
@@ -142,6 +145,6 @@ export function initialState(ctx: Ctx, queue: EventQueue): Record<string, unknow
   const caps = queue.opts.capabilities;
   // Shown whatever was asked: what every client reads before anything else.
   const out: Record<string, unknown> = { zulip_version: ZULIP_VERSION, zulip_feature_level: ZULIP_FEATURE_LEVEL, zulip_merge_base: ZULIP_MERGE_BASE };
-  for (const section of sections) if (section.when(want, caps, ctx)) Object.assign(out, section.build(ctx, caps));
+  for (const section of sections) if (section.when(want, caps, ctx)) Object.assign(out, section.build(ctx, caps, want));
   return out;
 }
