@@ -2,6 +2,7 @@ import type { RealmState } from '../model/realm-state.js';
 import type { UserRecord } from '../model/types.js';
 import type { Shard } from '../shard/shard.js';
 import type { ParamSchema } from '../lib/params.js';
+import type { Grant } from '../shard/desk-wire.js';
 
 export type { ParamSchema } from '../lib/params.js';
 
@@ -30,6 +31,8 @@ export interface OpContext<P> {
   userAgent: string;
   remoteAddr: string;
   requestId: string;
+  /** GET /events through the front end's long-poll path, which can keep a desk (events/desk.ts). */
+  longPoll?: boolean;
 }
 
 export interface Operation<P = Record<string, unknown>> {
@@ -59,6 +62,8 @@ export interface Reply {
   file?: { path: string; contentType: string };
   /** Sent instead of `body`: bytes read from the store (a custom emoji's image). */
   bytes?: Uint8Array;
+  /** A GET /events answer's desk for its queue (events/desk.ts), for the front end, not the client. */
+  desk?: Grant;
 }
 
 /** Identity function that gives `params` its type at the definition site. */
