@@ -80,17 +80,20 @@ export async function sendWithPollers(env: Env, id = 'P1'): Promise<Outcome & { 
   const api = new Api(env.target.url, 64);
   let delivered = 0;
   let deliveredAtStart = 0;
+  let pollsAtStart = 0;
   const pollers = await fanoutPollers(env, api, (e) => void (e.type === 'message' && delivered++));
   const run = await sampled(env.target, (mark) =>
     hammer({
       ...sendSpec(env, 'p1'),
       onStart: async () => {
         deliveredAtStart = delivered;
+        pollsAtStart = pollers.reduce((n, p) => n + p.polls, 0);
         await mark();
       },
     }),
   );
   const deliveredMeasured = delivered - deliveredAtStart;
+  const pollsMeasured = pollers.reduce((n, p) => n + p.polls, 0) - pollsAtStart;
   await Promise.all(pollers.map((p) => p.stop()));
   await api.close();
   const m = run.value;
@@ -102,7 +105,7 @@ export async function sendWithPollers(env: Env, id = 'P1'): Promise<Outcome & { 
     target: '>= 0.35 of baseline req/s',
     value: `${r} (${Math.round(m.rps)} req/s${cost ? `, ${cost.msPerSend} ms CPU/send` : ''})`,
     pass: r >= 0.35 && m.errors === 0,
-    details: { ...m, ratio: r, eventsDelivered: delivered, eventsMeasured: deliveredMeasured, pollErrors: pollers.reduce((n, p) => n + p.errors, 0), maxRssMb: run.maxRssMb, avgCpu: run.avgCpu, cpu: run.cpu, ...cost },
+    details: { ...m, ratio: r, eventsDelivered: delivered, eventsMeasured: deliveredMeasured, pollsMeasured, pollErrors: pollers.reduce((n, p) => n + p.errors, 0), maxRssMb: run.maxRssMb, avgCpu: run.avgCpu, cpu: run.cpu, ...cost },
     measured: m,
   };
 }
