@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { EMOJI_API_PATH, emojiApiFile } from '../markdown/emoji.js';
+import { EMOJI_API_PATH } from '../markdown/emoji-url.js';
 
 /**
  * Files served outside /api/v1 that are the same for every realm and need no credentials. Each
@@ -9,7 +9,7 @@ interface StaticFile {
   type: string;
   /** Seconds a client may use it without asking again. */
   maxAge: number;
-  load(): { body: string | Buffer; etag: string };
+  load(): { body: string | Buffer; etag: string } | Promise<{ body: string | Buffer; etag: string }>;
 }
 
 // A 1×1 mid-grey PNG: the avatar the "Unknown user" placeholders point at (users/views.ts
@@ -19,14 +19,15 @@ const UNKNOWN_AVATAR = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptV
 const FILES: Record<string, StaticFile> = {
   // The emoji name table the mobile app's picker downloads once and then revalidates. A day,
   // since an upgrade may change it and the URL carries no version.
-  [EMOJI_API_PATH]: { type: 'application/json', maxAge: 86400, load: emojiApiFile },
+  // The tables load on the first request: the main thread has no other use for them.
+  [EMOJI_API_PATH]: { type: 'application/json', maxAge: 86400, load: async () => (await import('../markdown/emoji.js')).emojiApiFile() },
   '/static/images/unknown-user-avatar.png': { type: 'image/png', maxAge: 86400 * 30, load: () => ({ body: UNKNOWN_AVATAR, etag: '"unknown-user-avatar-1"' }) },
 };
 
 export async function staticFiles(ctx: Context, next: Next): Promise<void> {
   const file = FILES[ctx.path];
   if (!file || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
-  const { body, etag } = file.load();
+  const { body, etag } = await file.load();
   ctx.status = 200;
   ctx.type = file.type;
   ctx.etag = etag;
