@@ -67,6 +67,10 @@ function table(r: PeerReport): string {
   const widths = lines[0].map((_, c) => Math.max(...lines.map((l) => l[c].length)));
   const fmt = (l: string[]) => l.map((cell, c) => cell.padEnd(widths[c])).join(' | ');
   const out = [fmt(lines[0]), widths.map((w) => '-'.repeat(w)).join('-|-'), ...lines.slice(1).map(fmt)];
+  const tcp = r.ejabberd?.find((e) => e.transport === 'tcp' && !e.archive);
+  if (tcp && tcp.p1.rate > 0) out.push(`P1: Stoa x${Math.round((r.stoa.p1Rate / tcp.p1.rate) * 100) / 100} of ejabberd's TCP push (target: x2)`);
+  const bosh = r.ejabberd?.find((e) => e.transport === 'bosh' && !e.archive);
+  if (bosh && r.stoa.p2AtBoshRate) out.push(`P2 at ejabberd's long-poll rate (${bosh.p2.rate}/s): Stoa p99 ${r.stoa.p2AtBoshRate.p99} ms, ejabberd BOSH p99 ${bosh.p2.p99} ms (target: below)`);
   if (r.skipped) out.push(`(${r.skipped}: its columns are missing)`);
   return out.join('\n');
 }
