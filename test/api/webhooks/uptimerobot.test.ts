@@ -1,0 +1,4 @@
+import t from 'tap';
+import { runIntegration } from './cases.js';
+
+runIntegration(t, 'uptimerobot');
