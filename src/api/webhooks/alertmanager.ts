@@ -1,3 +1,4 @@
+import { badRequest } from '../../lib/errors.js';
 import { field, optional, registerIntegration, str, type WebhookMessage, type WebhookRequest } from './registry.js';
 
 /**
@@ -9,7 +10,7 @@ function handle(req: WebhookRequest): WebhookMessage[] {
   const nameField = req.params.name ?? 'instance';
   const descField = req.params.desc ?? 'alertname';
   const topics = new Map<string, { firing: string[]; resolved: string[] }>();
-  for (const alert of field<unknown[]>(req.payload, 'alerts')) {
+  for (const [i, alert] of field<unknown[]>(req.payload, 'alerts').entries()) {
     const labels = optional<Record<string, unknown>>(alert, 'labels') ?? {};
     const annotations = optional<Record<string, unknown>>(alert, 'annotations') ?? {};
     const pick = (key: string, fallback: string) => String(key in labels ? labels[key] : key in annotations ? annotations[key] : fallback);
@@ -19,7 +20,8 @@ function handle(req: WebhookRequest): WebhookMessage[] {
     let entry = topics.get(name);
     if (!entry) topics.set(name, (entry = { firing: [], resolved: [] }));
     const status = str(alert, 'status');
-    (status === 'firing' ? entry.firing : entry.resolved).push(`${desc} ([source](${url}))`);
+    if (status !== 'firing' && status !== 'resolved') throw badRequest(`request['alerts'][${i}]['status'] is neither firing nor resolved`);
+    entry[status].push(`${desc} ([source](${url}))`);
   }
   const out: WebhookMessage[] = [];
   for (const [topic, statuses] of topics) {

@@ -35,15 +35,23 @@ function username(email: string): string {
   return at < 0 ? email : email.slice(0, at);
 }
 
-function fieldsV1(m: unknown): Fields {
-  const incident = field(m, 'data', 'incident');
-  const f: Fields = {
-    action: NAMES_V1[str(m, 'type')],
-    incident_num_title: int(incident, 'incident_number'),
+/** The incident's link and its service's, which every version has (V3 under other names). */
+function incidentFields(action: string, numTitle: string | number, incident: unknown, serviceName: 'name' | 'summary'): Fields {
+  return {
+    action,
+    incident_num_title: numTitle,
     incident_url: str(incident, 'html_url'),
-    service_name: str(incident, 'service', 'name'),
+    service_name: str(incident, 'service', serviceName),
     service_url: str(incident, 'service', 'html_url'),
   };
+}
+
+/** An agent's link, or the first assignee's (`nobody` without one). */
+const firstAgent = (list: unknown[], ...path: string[]) => (list.length > 0 ? agent(str(list[0], ...path, 'summary'), str(list[0], ...path, 'html_url')) : 'nobody');
+
+function fieldsV1(m: unknown): Fields {
+  const incident = field(m, 'data', 'incident');
+  const f = incidentFields(NAMES_V1[str(m, 'type')], int(incident, 'incident_number'), incident, 'name');
   const assigned = optional(incident, 'assigned_to_user');
   f.assignee_info = assigned ? agent(username(str(assigned, 'email')), str(assigned, 'html_url')) : 'nobody';
   const resolver = optional(incident, 'resolved_by_user');
@@ -59,15 +67,8 @@ function fieldsV1(m: unknown): Fields {
 
 function fieldsV2(m: unknown): Fields {
   const incident = field(m, 'incident');
-  const f: Fields = {
-    action: NAMES_V2[str(m, 'event')],
-    incident_num_title: int(incident, 'incident_number'),
-    incident_url: str(incident, 'html_url'),
-    service_name: str(incident, 'service', 'name'),
-    service_url: str(incident, 'service', 'html_url'),
-  };
-  const assignments = field<unknown[]>(incident, 'assignments');
-  f.assignee_info = assignments.length > 0 ? agent(str(assignments[0], 'assignee', 'summary'), str(assignments[0], 'assignee', 'html_url')) : 'nobody';
+  const f = incidentFields(NAMES_V2[str(m, 'event')], int(incident, 'incident_number'), incident, 'name');
+  f.assignee_info = firstAgent(field<unknown[]>(incident, 'assignments'), 'assignee');
   const changer = optional(incident, 'last_status_change_by');
   if (changer !== undefined) f.agent_info = agent(str(changer, 'summary'), str(changer, 'html_url'));
   const description = optional(incident, 'description');
@@ -77,15 +78,8 @@ function fieldsV2(m: unknown): Fields {
 
 function fieldsV3(e: unknown): Fields {
   const data = field(e, 'data');
-  const f: Fields = {
-    action: NAMES_V3[str(e, 'event_type')],
-    incident_url: str(data, 'html_url'),
-    incident_num_title: `${str(data, 'title')} (#${int(data, 'number')})`,
-    service_name: str(data, 'service', 'summary'),
-    service_url: str(data, 'service', 'html_url'),
-  };
-  const assignees = field<unknown[]>(data, 'assignees');
-  f.assignee_info = assignees.length > 0 ? agent(str(assignees[0], 'summary'), str(assignees[0], 'html_url')) : 'nobody';
+  const f = incidentFields(NAMES_V3[str(e, 'event_type')], `${str(data, 'title')} (#${int(data, 'number')})`, data, 'summary');
+  f.assignee_info = firstAgent(field<unknown[]>(data, 'assignees'));
   const by = optional(e, 'agent');
   if (by !== undefined) f.agent_info = agent(str(by, 'summary'), str(by, 'html_url'));
   f.trigger_message = '';

@@ -171,11 +171,14 @@ export function readPayload(source: PayloadSource, rawBody: string, param: strin
   }
 }
 
-/** Reads a path of a JSON payload, or fails the request as the reference's WildValue does. */
+/**
+ * Reads a path of a JSON payload, or fails the request with the reference's WildValue message
+ * (`request['a']['b'] is missing`; the reference answers these with a server error, here 400).
+ */
 export function field<T = unknown>(value: unknown, ...path: (string | number)[]): T {
   let node = value;
-  for (const key of path) {
-    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) throw badRequest(`Missing '${path.join('.')}' argument`);
+  for (const [i, key] of path.entries()) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) throw badRequest(`${describe(path.slice(0, i + 1))} is missing`);
     node = (node as Record<string | number, unknown>)[key];
   }
   return node as T;

@@ -11,14 +11,11 @@ some data that Zulip requires. This usually indicates a configuration issue
 in your UptimeRobot webhook settings. Please make sure that you set the required parameters
 when configuring the UptimeRobot webhook. Contact ${support} if you
 need further help!`;
+  // Where 10.2 failed (an unset variable), the newer reference answers this.
+  if (type !== 'Up' && type !== 'Down') throw unsupportedEvent('UptimeRobot', type);
   const [body, topic] = orMisconfigured(notice, () => {
-    const name = str(p, 'monitor_friendly_name');
-    const head = `${name} (${str(p, 'monitor_url')})`;
-    let text: string;
-    if (type === 'Up') text = `${head} is back UP (${str(p, 'alert_details')}).\nIt was down for ${str(p, 'alert_friendly_duration')}.`;
-    else if (type === 'Down') text = `${head} is DOWN (${str(p, 'alert_details')}).`;
-    // Where 10.2 failed (an unset variable), the newer reference answers this.
-    else throw unsupportedEvent('UptimeRobot', type);
+    const head = `${str(p, 'monitor_friendly_name')} (${str(p, 'monitor_url')})`;
+    const text = type === 'Up' ? `${head} is back UP (${str(p, 'alert_details')}).\nIt was down for ${str(p, 'alert_friendly_duration')}.` : `${head} is DOWN (${str(p, 'alert_details')}).`;
     return [text, str(p, 'monitor_friendly_name')];
   });
   return [{ topic, body, eventType: type === 'Up' ? 'up' : 'down' }];
