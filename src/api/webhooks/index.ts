@@ -6,7 +6,7 @@ import { doSendMessage, normalizeContent, normalizeTopic, checkCanPost } from '.
 import { notificationBot } from '../messages/notices.js';
 import { me, operation } from '../operation.js';
 import './alertmanager.js';
-import './github.js';
+import './github/index.js';
 import './json.js';
 import { allIntegrationParams, integration, malformedPayload, type WebhookMessage } from './registry.js';
 
@@ -64,6 +64,11 @@ async function noticeToOwner(shard: Shard, realm: RealmState, bot: UserRecord, c
   await doSendMessage(shard, realm, { sender, recipients: [owner], content, client: 'Internal', readBySender: true });
 }
 
+/** Python's urllib.parse.unquote: %XX runs decoded as UTF-8, anything else kept. */
+function unquote(text: string): string {
+  return text.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => new TextDecoder().decode(Buffer.from(run.replaceAll('%', ''), 'hex')));
+}
+
 async function send(shard: Shard, realm: RealmState, bot: UserRecord, client: string, msg: WebhookMessage, p: Params): Promise<void> {
   const content = normalizeContent(msg.body);
   if (p.stream === undefined) {
@@ -72,16 +77,18 @@ async function send(shard: Shard, realm: RealmState, bot: UserRecord, client: st
     await doSendMessage(shard, realm, { sender: bot, recipients: [owner], content, client, readBySender: false });
     return;
   }
-  const byId = /^\d+$/.test(p.stream);
-  const stream = byId ? realm.streams.get(Number(p.stream)) : realm.streamByName(p.stream);
+  const streamParam = msg.unquoteUrlParameters ? unquote(p.stream) : p.stream;
+  const topicParam = p.topic !== undefined && msg.unquoteUrlParameters ? unquote(p.topic) : p.topic;
+  const byId = /^\d+$/.test(streamParam);
+  const stream = byId ? realm.streams.get(Number(streamParam)) : realm.streamByName(streamParam);
   if (!stream || stream.isArchived) {
     // As in the reference, the service is not told (it would only retry); the owner is.
-    const where = byId ? `channel ID ${p.stream}, but there is no channel with that ID` : `channel #**${p.stream}**, but that channel does not exist. Click [here](#channels/new) to create it`;
+    const where = byId ? `channel ID ${streamParam}, but there is no channel with that ID` : `channel #**${streamParam}**, but that channel does not exist. Click [here](#channels/new) to create it`;
     await noticeToOwner(shard, realm, bot, `Your bot \`${bot.email}\` tried to send a message to ${where}.`);
     return;
   }
   checkCanPost(realm, bot, stream);
-  const topic = normalizeTopic(realm, p.topic ?? msg.topic);
+  const topic = normalizeTopic(realm, topicParam ?? msg.topic);
   await doSendMessage(shard, realm, { sender: bot, stream, topic, content, client, readBySender: false });
 }
 

@@ -23,6 +23,11 @@ export interface WebhookMessage {
   body: string;
   /** The event type, for only_events / exclude_events filtering. */
   eventType?: string;
+  /**
+   * unquote_url_parameters: the service (Bitbucket, Jira) escapes the URL twice, so `stream` and
+   * `topic` are percent-decoded once more before use.
+   */
+  unquoteUrlParameters?: boolean;
 }
 
 export interface Integration {
@@ -76,6 +81,20 @@ export function unsupportedEvent(webhookName: string, eventType: string): ApiErr
 export function eventHeader(req: WebhookRequest, header: string): string {
   const value = req.headers[header.toLowerCase()];
   if (!value) throw new ApiError(`Missing the HTTP event header '${header}'`, { code: 'MISSING_HTTP_EVENT_HEADER', data: { header } });
+  return value;
+}
+
+/** A Json[bool] URL parameter of the reference's views (`true` / `false`). */
+export function jsonBoolParam(req: WebhookRequest, name: string, fallback = false): boolean {
+  const raw = req.params[name];
+  if (raw === undefined) return fallback;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw badRequest(`${name} is not valid JSON`);
+  }
+  if (typeof value !== 'boolean') throw badRequest(`${name} is not a boolean`);
   return value;
 }
 
