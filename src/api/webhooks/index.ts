@@ -7,6 +7,7 @@ import { notificationBot } from '../messages/notices.js';
 import { me, operation } from '../operation.js';
 import './alertmanager.js';
 import './github/index.js';
+import './gitlab.js';
 import './json.js';
 import { allIntegrationParams, integration, malformedPayload, type WebhookMessage } from './registry.js';
 
