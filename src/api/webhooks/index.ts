@@ -7,7 +7,9 @@ import { notificationBot } from '../messages/notices.js';
 import { me, operation } from '../operation.js';
 import './alertmanager.js';
 import './github/index.js';
+import './gitea.js';
 import './gitlab.js';
+import './gogs.js';
 import './json.js';
 import { allIntegrationParams, integration, malformedPayload, type WebhookMessage } from './registry.js';
 
