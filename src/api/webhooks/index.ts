@@ -6,6 +6,7 @@ import { doSendMessage, normalizeContent, normalizeTopic, checkCanPost } from '.
 import { notificationBot } from '../messages/notices.js';
 import { me, operation } from '../operation.js';
 import './alertmanager.js';
+import './bitbucket2.js';
 import './github/index.js';
 import './gitea.js';
 import './gitlab.js';

@@ -55,9 +55,12 @@ export interface Bot {
   userId: number;
 }
 
+let bots = 0;
+
 /** Creates an incoming webhook bot for the integration, owned by the realm owner. */
 export async function webhookBot(ts: TestServer, integration: string): Promise<Bot> {
-  const res = await ts.request('POST', '/bots', { params: { full_name: `${integration} bot`, short_name: `${integration}-hook`, bot_type: 2, service_name: integration } });
+  const n = ++bots;
+  const res = await ts.request('POST', '/bots', { params: { full_name: `${integration} bot ${n}`, short_name: `${integration}-hook-${n}`, bot_type: 2, service_name: integration } });
   const user = await ts.request('GET', `/users/${res.body.user_id}`);
   return { email: user.body.user.email, apiKey: res.body.api_key, userId: res.body.user_id };
 }
