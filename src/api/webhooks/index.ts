@@ -6,7 +6,9 @@ import { doSendMessage, normalizeContent, normalizeTopic, checkCanPost } from '.
 import { notificationBot } from '../messages/notices.js';
 import { me, operation } from '../operation.js';
 import './alertmanager.js';
+import './azuredevops.js';
 import './bitbucket2.js';
+import './bitbucket3.js';
 import './github/index.js';
 import './gitea.js';
 import './gitlab.js';
