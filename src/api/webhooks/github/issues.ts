@@ -44,32 +44,23 @@ export function issueComment(c: Ctx): string {
   });
 }
 
-export function issueLabeledOrUnlabeled(c: Ctx): string {
+/** Who added or removed a label or milestone, on which issue. */
+function labelOrMilestone(c: Ctx, addedAction: string) {
   const { p } = c;
-  return issueLabeledMessage({
+  return {
     user: senderName(p),
     userUrl: senderUrl(p),
-    action: field(p, 'action') === 'labeled' ? 'added' : 'removed',
-    url: field(issue(p), 'html_url'),
-    number: field(issue(p), 'number'),
-    label: field(p, 'label', 'name'),
+    action: field(p, 'action') === addedAction ? 'added' : 'removed',
+    url: field<string>(issue(p), 'html_url'),
+    number: field<number>(issue(p), 'number'),
     title: issueTitle(c),
-  });
+  };
 }
 
-export function issueMilestonedOrDemilestoned(c: Ctx): string {
-  const { p } = c;
-  return issueMilestonedMessage({
-    user: senderName(p),
-    userUrl: senderUrl(p),
-    action: field(p, 'action') === 'milestoned' ? 'added' : 'removed',
-    url: field(issue(p), 'html_url'),
-    number: field(issue(p), 'number'),
-    milestone: field(p, 'milestone', 'title'),
-    milestoneUrl: field(p, 'milestone', 'html_url'),
-    title: issueTitle(c),
-  });
-}
+export const issueLabeledOrUnlabeled = (c: Ctx) => issueLabeledMessage({ ...labelOrMilestone(c, 'labeled'), label: field(c.p, 'label', 'name') });
+
+export const issueMilestonedOrDemilestoned = (c: Ctx) =>
+  issueMilestonedMessage({ ...labelOrMilestone(c, 'milestoned'), milestone: field(c.p, 'milestone', 'title'), milestoneUrl: field(c.p, 'milestone', 'html_url') });
 
 export function issueTransferred({ p }: Ctx): string {
   const i = issue(p);
