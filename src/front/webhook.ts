@@ -5,8 +5,9 @@ import { lastValues, withoutInternal } from './body.js';
  * The parameters of an incoming webhook (POST /api/v1/external/{integration}). A service posts
  * its own JSON, whose keys are no API parameters: as in the reference, parameters come from the
  * query string and a form body only, and the body itself reaches the integration untouched
- * (`__payload`; a form body too, since some services post JSON labelled as a form), with the
- * headers that name the event (`__headers`: X-GitHub-Event and the like).
+ * (`__payload`), with the headers that name the event (`__headers`: X-GitHub-Event and the like).
+ * A form body's own text is the payload too: the reference reads the body as JSON whatever its
+ * content type, and GitHub's form mode puts the JSON in a `payload` field, which wins.
  */
 export function webhookParams(ctx: Context): Record<string, unknown> {
   const raw = (ctx.request as { rawBody?: string }).rawBody ?? '';

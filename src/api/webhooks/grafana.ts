@@ -1,6 +1,6 @@
 import { badRequest } from '../../lib/errors.js';
 import { field, has, optional, registerIntegration, str, type WebhookMessage, type WebhookRequest } from './registry.js';
-import { pyStr, pyTruthy as truthy } from './python.js';
+import { pyStr, truthy } from './py.js';
 
 /**
  * Grafana (zerver/webhooks/grafana): Grafana 8+ alerting posts a list of `alerts`, one message

@@ -5,9 +5,15 @@ import type { Shard } from '../../shard/shard.js';
 import { doSendMessage, normalizeContent, normalizeTopic, checkCanPost } from '../messages/send.js';
 import { me, operation } from '../operation.js';
 import './alertmanager.js';
+import './azuredevops.js';
+import './bitbucket2.js';
+import './bitbucket3.js';
 import './circleci.js';
 import './errbit.js';
-import './github.js';
+import './gitea.js';
+import './github/index.js';
+import './gitlab.js';
+import './gogs.js';
 import './grafana.js';
 import './jira.js';
 import './json.js';
@@ -22,7 +28,7 @@ import './travis.js';
 import './uptimerobot.js';
 import './zabbix.js';
 import { invalidJsonNotice, notifyBotOwner, supportAddress } from './notices.js';
-import { unquote } from './python.js';
+import { unquote } from './py.js';
 import { allIntegrationParams, integration, malformedPayload, OwnerNoticeError, readPayload, type Integration, type WebhookMessage } from './registry.js';
 
 /**
@@ -77,7 +83,7 @@ async function send(shard: Shard, realm: RealmState, bot: UserRecord, hook: Inte
     await doSendMessage(shard, realm, { sender: bot, recipients: [owner], content, client, readBySender: false });
     return;
   }
-  const name = hook.unquoteUrlParameters ? unquote(p.stream) : p.stream;
+  const name = msg.unquoteUrlParameters ? unquote(p.stream) : p.stream;
   const byId = /^\d+$/.test(name);
   const stream = byId ? realm.streams.get(Number(name)) : realm.streamByName(name);
   if (!stream || stream.isArchived) {
@@ -87,7 +93,7 @@ async function send(shard: Shard, realm: RealmState, bot: UserRecord, hook: Inte
     return;
   }
   checkCanPost(realm, bot, stream);
-  const userTopic = p.topic !== undefined && hook.unquoteUrlParameters ? unquote(p.topic) : p.topic;
+  const userTopic = p.topic !== undefined && msg.unquoteUrlParameters ? unquote(p.topic) : p.topic;
   const topic = normalizeTopic(realm, userTopic ?? msg.topic);
   await doSendMessage(shard, realm, { sender: bot, stream, topic, content, client, readBySender: false });
 }

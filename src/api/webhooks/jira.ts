@@ -1,6 +1,6 @@
 import type { RealmState } from '../../model/realm-state.js';
 import { anomalousPayload, field, has, optional, registerIntegration, str, unsupportedEvent, type WebhookRequest } from './registry.js';
-import { PY_PUNCTUATION, pyTruthy } from './python.js';
+import { PY_PUNCTUATION, truthy } from './py.js';
 
 /**
  * Jira (zerver/webhooks/jira): issues created, updated (assignee, status, comments, changelog)
@@ -77,8 +77,8 @@ function assigneeMention(realm: RealmState, email: string): string {
 function subEvent(p: P): string {
   const sub = str({ v: optional(p, 'issue_event_type_name') ?? '' }, 'v');
   if (sub === '') {
-    if (pyTruthy(optional(p, 'comment'))) return 'issue_commented';
-    if (pyTruthy(optional(p, 'transition'))) return 'issue_transited';
+    if (truthy(optional(p, 'comment'))) return 'issue_commented';
+    if (truthy(optional(p, 'transition'))) return 'issue_transited';
   }
   return sub;
 }
@@ -99,7 +99,7 @@ function updated(p: P, realm: RealmState): string {
   }
   let content = `${author(p)} updated ${issue}${blurb}:\n\n`;
   const changelog = optional(p, 'changelog');
-  if (pyTruthy(changelog)) {
+  if (truthy(changelog)) {
     for (const item of field<P[]>(changelog, 'items')) {
       const name = optional<string>(item, 'field') ?? null;
       const target = name === 'assignee' && mention ? mention : `**${optional<string>(item, 'toString') ?? 'None'}**`;
@@ -140,13 +140,14 @@ function handle({ payload, realm }: WebhookRequest) {
   const p = payload as P;
   let event = optional<string>(p, 'webhookEvent') ?? null;
   if (event !== null && typeof event !== 'string') event = str(p, 'webhookEvent');
-  if (event === null && pyTruthy(optional(p, 'transition'))) event = 'jira:issue_updated';
+  if (event === null && truthy(optional(p, 'transition'))) event = 'jira:issue_updated';
   if (event !== null && IGNORED_EVENTS.includes(event)) return [];
   if (event === null) throw anomalousPayload('Jira');
   const content = CONTENT[event];
   if (!content) throw unsupportedEvent('Jira', event);
   const topic = `${issueId(p)}: ${issueTitle(p)}`;
-  return [{ topic, body: content(p, realm), eventType: event }];
+  // Jira escapes the URL twice.
+  return [{ topic, body: content(p, realm), eventType: event, unquoteUrlParameters: true }];
 }
 
-registerIntegration({ name: 'jira', displayName: 'Jira', webhookName: 'Jira', allEventTypes: Object.keys(CONTENT), payload: 'body', unquoteUrlParameters: true, handle });
+registerIntegration({ name: 'jira', displayName: 'Jira', webhookName: 'Jira', allEventTypes: Object.keys(CONTENT), payload: 'body', handle });

@@ -1,6 +1,6 @@
 import { ApiError, badRequest } from '../../lib/errors.js';
 import { field, has, int, optional, registerIntegration, str, type WebhookRequest } from './registry.js';
-import { pyStr } from './python.js';
+import { pyStr } from './py.js';
 
 /**
  * New Relic (zerver/webhooks/newrelic): incidents of New Relic's workflows, in the incident
@@ -41,7 +41,7 @@ function customFields(p: unknown): string {
   for (const [key, value] of Object.entries(fields)) {
     const name = key.charAt(0).toUpperCase() + key.slice(1).toLowerCase();
     if (scalar(value)) out += `- **${name}**: ${pyStr(value)}\n`;
-    else if (Array.isArray(value) && value.every(scalar)) out += `- **${name}**: ${value.map(pyStr).join(', ')}\n`;
+    else if (Array.isArray(value) && value.every(scalar)) out += `- **${name}**: ${value.map((v) => pyStr(v)).join(', ')}\n`;
     else out += `- **${name}**: *Value is not a supported data type*\n`;
   }
   return out;

@@ -32,6 +32,11 @@ export interface WebhookMessage {
   body: string;
   /** The event type, for only_events / exclude_events filtering. */
   eventType?: string;
+  /**
+   * unquote_url_parameters: the service (Bitbucket, Jira) escapes the URL twice, so `stream` and
+   * `topic` are percent-decoded once more before use.
+   */
+  unquoteUrlParameters?: boolean;
 }
 
 /**
@@ -67,11 +72,6 @@ export interface Integration {
   /** Default 'either'. */
   payload?: PayloadSource;
   urlOptions?: UrlOption[];
-  /**
-   * The channel and topic of the URL are percent-decoded once more (Jira double-escapes them:
-   * the reference's unquote_url_parameters).
-   */
-  unquoteUrlParameters?: boolean;
   /** Errors the integration raises answer `{ok: false, error}`, as Slack's API does. */
   slackErrors?: boolean;
   /** The messages to send; [] when the event is deliberately ignored. */
@@ -135,6 +135,20 @@ export function anomalousPayload(webhookName: string): ApiError {
 export function eventHeader(req: WebhookRequest, header: string): string {
   const value = req.headers[header.toLowerCase()];
   if (!value) throw new ApiError(`Missing the HTTP event header '${header}'`, { code: 'MISSING_HTTP_EVENT_HEADER', data: { header } });
+  return value;
+}
+
+/** A Json[bool] URL parameter of the reference's views (`true` / `false`). */
+export function jsonBoolParam(req: WebhookRequest, name: string, fallback = false): boolean {
+  const raw = req.params[name];
+  if (raw === undefined) return fallback;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw badRequest(`${name} is not valid JSON`);
+  }
+  if (typeof value !== 'boolean') throw badRequest(`${name} is not a boolean`);
   return value;
 }
 

@@ -1,6 +1,6 @@
 import { shortSha } from './git.js';
 import { field, has, int, registerIntegration, str, type WebhookRequest } from './registry.js';
-import { firstLine } from './python.js';
+import { firstLine } from './py.js';
 
 /**
  * Semaphore (zerver/webhooks/semaphore): Classic's build and deploy notifications, and 2.0's

@@ -1,6 +1,6 @@
 import { badRequest } from '../../lib/errors.js';
 import { field, has, optional, registerIntegration, unsupportedEvent, type WebhookRequest } from './registry.js';
-import { pyRepr, pyStr } from './python.js';
+import { pyStr } from './py.js';
 
 /**
  * Sentry (zerver/webhooks/sentry): events (exceptions, with the frame that raised them, and
@@ -92,7 +92,7 @@ function handle({ payload }: WebhookRequest) {
   if (data && typeof data === 'object' && Object.keys(data).length > 0) {
     if (has(data, 'event')) [topic, body] = eventMessage(data.event);
     else if (has(data, 'issue')) [topic, body] = issueMessage(pyStr(field(p, 'action')), data.issue, field(p, 'actor'));
-    else throw unsupportedEvent('Sentry', pyRepr(Object.keys(data)));
+    else throw unsupportedEvent('Sentry', pyStr(Object.keys(data)));
   } else {
     topic = pyStr(p.project_name);
     body = `\nNew [issue](${pyStr(p.url)}) (level: ${String(field(p, 'level')).toUpperCase()}):\n\n\`\`\` quote\n${pyStr(p.message)}\n\`\`\`\n`;

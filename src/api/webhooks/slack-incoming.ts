@@ -1,6 +1,6 @@
 import { badRequest, missingArgument } from '../../lib/errors.js';
 import { field, has, int, malformedPayload, optional, registerIntegration, str, type WebhookRequest } from './registry.js';
-import { pyTruthy } from './python.js';
+import { truthy } from './py.js';
 
 /**
  * Slack-compatible incoming webhooks (zerver/webhooks/slack_incoming, as of 10.2): the many
@@ -56,7 +56,7 @@ function fieldsTable(fields: string[]): string {
 
 function renderBlock(block: Block): string {
   const type = oneOf(field(block, 'type'), BLOCK_TYPES, 'block type');
-  if (type === 'context' && pyTruthy(block.elements)) {
+  if (type === 'context' && truthy(block.elements)) {
     // Slack packs these left to right; here they stack.
     return joinPieces(field<unknown[]>(block, 'elements').map((el) => (oneOf(field(el, 'type'), ['image', 'plain_text', 'mrkdwn'], 'element type') === 'image' ? element(el) : text(el))));
   }
@@ -82,22 +82,22 @@ function renderBlock(block: Block): string {
 
 function renderAttachment(a: Block): string {
   const pieces: string[] = [];
-  if (pyTruthy(a.title)) pieces.push(pyTruthy(a.title_link) ? `## [${str(a, 'title')}](${url(a, 'title_link')})` : `## ${str(a, 'title')}`);
-  if (pyTruthy(a.pretext)) pieces.push(str(a, 'pretext'));
-  if (pyTruthy(a.text)) pieces.push(str(a, 'text'));
+  if (truthy(a.title)) pieces.push(truthy(a.title_link) ? `## [${str(a, 'title')}](${url(a, 'title_link')})` : `## ${str(a, 'title')}`);
+  if (truthy(a.pretext)) pieces.push(str(a, 'pretext'));
+  if (truthy(a.text)) pieces.push(str(a, 'text'));
   if (has(a, 'fields')) {
     const lines: string[] = [];
     for (const f of field<Block[]>(a, 'fields')) {
-      if (pyTruthy(optional(f, 'title')) && pyTruthy(optional(f, 'value'))) lines.push(`*${str(f, 'title')}*: ${str(f, 'value')}`);
-      else if (pyTruthy(optional(f, 'title'))) lines.push(`*${str(f, 'title')}*`);
-      else if (pyTruthy(optional(f, 'value'))) lines.push(str(f, 'value'));
+      if (truthy(optional(f, 'title')) && truthy(optional(f, 'value'))) lines.push(`*${str(f, 'title')}*: ${str(f, 'value')}`);
+      else if (truthy(optional(f, 'title'))) lines.push(`*${str(f, 'title')}*`);
+      else if (truthy(optional(f, 'value'))) lines.push(str(f, 'value'));
     }
     pieces.push(lines.join('\n'));
   }
-  if (pyTruthy(a.blocks)) pieces.push(...field<Block[]>(a, 'blocks').map(renderBlock));
-  if (pyTruthy(a.image_url)) pieces.push(`[](${url(a, 'image_url')})`);
-  if (pyTruthy(a.footer)) pieces.push(str(a, 'footer'));
-  if (pyTruthy(a.ts)) pieces.push(`<time:${int(a, 'ts')}>`);
+  if (truthy(a.blocks)) pieces.push(...field<Block[]>(a, 'blocks').map(renderBlock));
+  if (truthy(a.image_url)) pieces.push(`[](${url(a, 'image_url')})`);
+  if (truthy(a.footer)) pieces.push(str(a, 'footer'));
+  if (truthy(a.ts)) pieces.push(`<time:${int(a, 'ts')}>`);
   return joinPieces(pieces);
 }
 
@@ -130,11 +130,11 @@ function handle(req: WebhookRequest) {
   if (p === null || typeof p !== 'object' || Array.isArray(p)) throw malformedPayload();
   const topic = has(p, 'channel') ? str(p, 'channel').replace(/^[@#]/, '') : '(no topic)';
   const pieces: string[] = [];
-  if (pyTruthy(p.blocks)) pieces.push(...field<Block[]>(p, 'blocks').map(renderBlock));
-  if (pyTruthy(p.attachments)) pieces.push(...field<Block[]>(p, 'attachments').map(renderAttachment));
+  if (truthy(p.blocks)) pieces.push(...field<Block[]>(p, 'blocks').map(renderBlock));
+  if (truthy(p.attachments)) pieces.push(...field<Block[]>(p, 'attachments').map(renderAttachment));
   let body = joinPieces(pieces);
-  if (body === '' && pyTruthy(p.text)) {
-    if (pyTruthy(p.icon_emoji)) body = `${str(p, 'icon_emoji')} `;
+  if (body === '' && truthy(p.text)) {
+    if (truthy(p.icon_emoji)) body = `${str(p, 'icon_emoji')} `;
     body = `${body}${str(p, 'text')}`.trim();
   }
   if (body === '') return [];

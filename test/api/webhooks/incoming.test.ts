@@ -28,7 +28,7 @@ t.test('incoming webhooks: GitHub, JSON', async (t) => {
         'issues',
         'issues',
         'public-repo / issue #2 Spelling error in the README file',
-        "baxterthehacker opened [issue #2](https://github.com/baxterthehacker/public-repo/issues/2):\n\n~~~ quote\nIt looks like you accidently spelled 'commit' with two 't's.\n~~~",
+        "baxterthehacker opened [issue #2](https://github.com/baxterthehacker/public-repo/issues/2):\n\n~~~ quote\nIt looks like you accidentally spelled 'commit' with two 't's.\n~~~",
       ],
     ];
     for (const [event, name, topic, content] of cases) {

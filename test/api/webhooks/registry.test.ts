@@ -1,6 +1,8 @@
 import t from 'tap';
-import { createUser } from '../../helpers/server.js';
-import { startHarness, SUPPORT, type Harness } from './cases.js';
+import { createUser, startTestServer } from '../../helpers/server.js';
+import { webhookBot } from './cases.js';
+
+const SUPPORT = 'support@stoa.example';
 
 /**
  * What the reference's tests do not cover: the integrations as /register lists them and as
@@ -28,8 +30,8 @@ const LISTED: [string, string, string[] | null][] = [
 ];
 
 t.test('incoming webhook integrations: registry, filters and bad input', async (t) => {
-  const h: Harness = await startHarness(t, 'errbit', []);
-  const { ts } = h;
+  const ts = await startTestServer(t, { email: { from: `Stoa <${SUPPORT}>` } });
+  const h = { botKey: (await webhookBot(ts, 'errbit')).apiKey };
   await ts.request('POST', '/users/me/subscriptions', { params: { subscriptions: [{ name: 'ops' }] } });
 
   async function post(integration: string, query: Record<string, string>, body: string, contentType = 'application/json') {
