@@ -51,6 +51,10 @@ t.test('incoming webhook integrations: registry, filters and bad input', async (
     const listed = reg.body.realm_incoming_webhook_bots as any[];
     const names = listed.map((i) => i.name);
     t.same(names, [...names].sort(), 'by name, as the reference lists them');
+    // 10.2 lists the URL options of the web app's "Generate URL" form as config_options.
+    const branches = { key: 'branches', label: '', validator: 'check_string' };
+    t.same(listed.find((i) => i.name === 'github').config_options, [branches, { key: 'ignore_private_repositories', label: 'Exclude notifications from private repositories', validator: 'check_bool' }], 'GitHub\'s options');
+    for (const name of ['gitlab', 'gitea', 'gogs', 'bitbucket2', 'bitbucket3', 'azuredevops']) t.same(listed.find((i) => i.name === name).config_options, [branches], `${name}: branches`);
     for (const [name, display, events] of LISTED) {
       t.same(
         listed.find((i) => i.name === name),
