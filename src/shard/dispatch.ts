@@ -143,7 +143,7 @@ export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> 
     // A long-poll's desk goes to the front end, not into the body.
     const desk = fields.__desk as Reply['desk'];
     if (desk) delete fields.__desk;
-    const reply = fields.__reply ? (fields.__reply as Reply) : success(fields, ignored);
+    const reply = fields.__reply ? (fields.__reply as Reply) : success(fields, op.silentlyIgnoresParams ? [] : ignored);
     if (desk) reply.desk = desk;
     if (limitHeaders) reply.headers = { ...reply.headers, ...limitHeaders };
     return reply;
