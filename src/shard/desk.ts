@@ -154,9 +154,10 @@ export class FrontDesks {
       case 'auth':
         for (const [queueId, desk] of this.desks) {
           if (desk.realmId !== note.realmId) continue;
+          const parked = desk.parked !== null;
           this.forget(queueId);
-          // Its poll ended here; the shard lets the queue age until the next one.
-          this.send({ kind: 'deskIdle', queueId });
+          // A poll parked there ended: the shard lets the queue age until the next one.
+          if (parked) this.send({ kind: 'deskIdle', queueId });
         }
         return;
       case 'drain':
