@@ -1,28 +1,18 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { runBench } from './run-bench.js';
 
 /**
  * `npm run bench -- --quick --peer ejabberd` end to end, so that the comparison cannot rot:
  * ejabberd is started four ways, then Stoa, and the report has every column. Figures are not
  * judged here (timing belongs to the bench); that every message reached every member is.
  */
-const RUN = fileURLToPath(new URL('../../bench/run.js', import.meta.url));
 const installed = existsSync('/usr/sbin/ejabberdctl') && existsSync('/usr/bin/erl');
 
 t.test('bench --peer ejabberd compares both servers', { skip: installed ? false : 'ejabberd is not installed here (/usr/sbin/ejabberdctl, /usr/bin/erl): the peer comparison cannot run' }, async (t) => {
   t.setTimeout(600_000);
-  const out = mkdtempSync(join(tmpdir(), 'stoa-bench-peer-'));
-  t.teardown(() => rmSync(out, { recursive: true, force: true }));
-  const child = spawn(process.execPath, [RUN, '--quick', '--peer', 'ejabberd', '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => (stdout += c));
-  child.stderr.on('data', (c) => (stderr += c));
-  const code = await new Promise((resolve) => child.on('exit', resolve));
+  const { code, stdout, stderr, out } = await runBench(t, ['--quick', '--peer', 'ejabberd']);
   t.equal(code, 0, `the bench exits cleanly${code === 0 ? '' : `: ${stderr.slice(-2000)}`}`);
   const files = readdirSync(out).filter((f) => f.startsWith('peer-') && f.endsWith('.json'));
   t.equal(files.length, 1, 'one JSON report');
