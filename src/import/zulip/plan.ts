@@ -161,8 +161,11 @@ export function plan(source: ZulipExport, progress: PlanProgress = () => {}): Pl
       if (!seen.has(row[key] as number)) throw new ImportError('realm.json', `${name}[${i}]`, `${key} ${String(row[key])} names no message of the export`);
     });
   }
+  const uploadFiles = new Map(source.records('uploads').map((r) => [String(r.s3_path ?? r.path), String(r.path)]));
   attachments.forEach((a, i) => {
     if (!users.has(a.owner as number)) throw new ImportError('attachment.json', `zerver_attachment[${i}] (id ${a.id as number})`, `owner ${String(a.owner)} names no user of the export`);
+    const rel = uploadFiles.get(a.path_id as string) ?? (a.path_id as string);
+    if (!source.has(`uploads/${rel}`)) throw new ImportError(`uploads/${rel}`, `zerver_attachment[${i}] (id ${a.id as number})`, 'the file is missing from the export');
   });
 
   const order = ids.map((_, i) => i);
