@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { renderMessage } from '../../api/messages/render.js';
-import { avatarFileName } from '../../store/avatars.js';
 import { READ_FLIP } from '../../model/message.js';
 import { storedBits, writeBits } from '../../model/read-state.js';
 import { RealmState, type SubInterval } from '../../model/realm-state.js';
 import { SYSTEM_GROUPS } from '../../model/groups.js';
 import type { Shard } from '../../shard/shard.js';
+import { BulkBatch } from '../bulk.js';
 import { IdMap } from '../ids.js';
 import type { Progress } from '../progress.js';
 import { ReadStateBuilder } from '../readstate.js';
@@ -51,6 +51,7 @@ export interface ImportSummary {
 
 const checkpointKey = (realmId: number) => `import:${realmId}`;
 const MESSAGE_KINDS = ['message'];
+const MESSAGES_PER_COMMIT = 5000;
 
 function reservation(p: Plan): Record<string, number> {
   const named = rows(p, 'zerver_namedusergroup').filter((g) => !g.is_system_group).length;
@@ -166,6 +167,9 @@ export async function importZulip(shard: Shard, realmId: number, subdomain: stri
   await copyUploads(p, shard.config.dataDir, uploads);
 
   progress.phase('messages', source.messageFiles.length);
+  // Several files a transaction (about MESSAGES_PER_COMMIT messages): fewer syncs to disk.
+  let batch = new BulkBatch(shard.store);
+  let inBatch = 0;
   for (let n = 0; n < source.messageFiles.length; n++) {
     const file = source.messages(source.messageFiles[n]);
     for (const m of file.zerver_message) {
@@ -178,11 +182,14 @@ export async function importZulip(shard: Shard, realmId: number, subdomain: stri
     if (n < cp.filesDone) {
       importMessageFile(shard, null, ctx, file);
     } else {
-      const batch = shard.batch();
-      importMessageFile(shard, batch, ctx, file);
-      cp = { ...cp, filesDone: n + 1 };
-      batch.put(shard.store.meta, checkpointKey(realmId), cp);
-      await batch.commit();
+      inBatch += importMessageFile(shard, batch, ctx, file);
+      if (inBatch >= MESSAGES_PER_COMMIT || n === source.messageFiles.length - 1) {
+        cp = { ...cp, filesDone: n + 1 };
+        batch.put(shard.store.meta, checkpointKey(realmId), cp);
+        await batch.commit();
+        batch = new BulkBatch(shard.store);
+        inBatch = 0;
+      }
     }
     progress.tick(n + 1);
   }
@@ -210,7 +217,7 @@ export async function importZulip(shard: Shard, realmId: number, subdomain: stri
   }
   if (!cp.flipsDone) {
     progress.phase('read state', flips.length);
-    let batch = shard.batch();
+    batch = new BulkBatch(shard.store);
     let pending = 0;
     for (let i = 0; i < flips.length; i++) {
       const [userId, list] = flips[i];
@@ -219,7 +226,7 @@ export async function importZulip(shard: Shard, realmId: number, subdomain: stri
         writeBits(shard, batch, state, userId, id, before, (before & ~READ_FLIP) | READ_FLIP);
         if (++pending >= 50_000) {
           await batch.commit();
-          batch = shard.batch();
+          batch = new BulkBatch(shard.store);
           pending = 0;
         }
       }
@@ -248,13 +255,12 @@ export async function importZulip(shard: Shard, realmId: number, subdomain: stri
     emojiImages: emojiImages(p, ids, people.emoji),
     realmImages: await realmImages(p),
   };
-  const batch = shard.batch();
-  writeOrganization(shard, batch, org, now);
-  batch.del(shard.store.meta, checkpointKey(realmId));
-  await batch.commit();
+  const last = shard.batch();
+  writeOrganization(shard, last, org, now);
+  last.del(shard.store.meta, checkpointKey(realmId));
+  await last.commit();
   shard.addRealm(realmStateOf(new RealmState(realmRecord), org));
   progress.tick(1);
-  void avatarFileName;
   const humans = users.filter((u) => !u.isBot && u.isActive);
   return {
     realmId,
