@@ -6,6 +6,7 @@ import { convertSlack } from '../../src/import/slack/convert.js';
 import { silentProgress } from '../../src/import/progress.js';
 import { stoa, tempDir } from '../cli/run.js';
 import { startTestServer } from '../helpers/server.js';
+import { apiKeyOf } from './keys.js';
 
 /**
  * Slack exports, built from the reference's own Slack importer fixtures
@@ -140,22 +141,3 @@ t.test('a Slack export imported end to end', async (t) => {
   t.same(dms.map((m) => m.content), ['a direct word'], 'a direct message reaches its participants');
   await again.close();
 });
-
-/**
- * An imported user's API key, read from the store while no server runs (imported people have no
- * password here: they would set one through the password reset page).
- */
-async function apiKeyOf(dataDir: string, subdomain: string, email: string): Promise<string> {
-  const { openShardStore } = await import('../../src/store/shard-store.js');
-  const { Directory } = await import('../../src/store/directory.js');
-  const dir = new Directory(dataDir);
-  const entry = dir.get(subdomain)!;
-  await dir.close();
-  const store = openShardStore(dataDir, entry.shard);
-  try {
-    for (const { value } of store.users.getRange({ start: [entry.id], end: [entry.id + 1] })) if ((value as Json).email === email) return (value as Json).apiKey as string;
-    throw new Error(`no user ${email}`);
-  } finally {
-    await store.env.close();
-  }
-}

@@ -144,6 +144,8 @@ export async function importZulip(shard: Shard, realmId: number, subdomain: stri
   const people0 = rows(p, 'zerver_realmemoji');
   const rewrite = new Rewriter(lookup, uploads, new Map());
   const people = buildPeople(p, ids, realmId, users, now, rewrite, render);
+  // Emoji images first: their format decides the file names messages link to.
+  const emojiBytes = emojiImages(p, ids, people.emoji);
   const emojiPaths = new Map(people0.map((e) => [`/user_avatars/${oldRealm}/emoji/images/${String(e.file_name)}`, `/user_avatars/${realmId}/emoji/images/${people.emoji.find((x) => x.id === ids.emoji.get(e.id as number))!.fileName}`]));
   const messageRewrite = new Rewriter(lookup, uploads, emojiPaths);
   for (const e of people.emoji) state.realmEmoji.set(e.id, e);
@@ -252,7 +254,7 @@ export async function importZulip(shard: Shard, realmId: number, subdomain: stri
     intervals,
     attachments: attachmentRecords(p, ids, realmId, uploads, linkDates, now),
     avatars,
-    emojiImages: emojiImages(p, ids, people.emoji),
+    emojiImages: emojiBytes,
     realmImages: await realmImages(p),
   };
   const last = shard.batch();

@@ -3,7 +3,7 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { sanitizeName, uploadPath } from '../../api/uploads/files.js';
 import { scaleAvatar, scaleRealmImage } from '../../api/avatars/image.js';
-import { inspectImage } from '../../api/emoji/image.js';
+import { FORMAT_EXTENSIONS, FORMAT_TYPES, inspectImage } from '../../api/emoji/image.js';
 import type { AvatarSize } from '../../store/avatars.js';
 import type { AttachmentRecord } from '../../store/uploads.js';
 import type { RealmEmojiRecord } from '../../model/types.js';
@@ -114,6 +114,9 @@ export function emojiImages(plan: Plan, ids: Ids, emoji: RealmEmojiRecord[]): Ma
     const info = inspectImage(bytes);
     if (!info) continue;
     rec.isAnimated = info.animated;
+    // The format is the image's, whatever the old name said (Mattermost's have no extension).
+    rec.contentType = FORMAT_TYPES[info.format];
+    rec.fileName = rec.fileName.replace(/\.[a-z]+$/, '') + FORMAT_EXTENSIONS[info.format];
     if (info.still) rec.stillFileName = rec.fileName;
     out.set(rec.id, { bytes, still: info.still });
   }
