@@ -6,6 +6,7 @@ import { RealmCreationError } from '../realms.js';
 import { CliError } from './context.js';
 import { realmCommands } from './realm.js';
 import { importCommands } from './import.js';
+import { exportCommands } from './export.js';
 import { seedCommand } from './seed.js';
 import { storeCommands } from './store.js';
 import { StoreError } from '../store/integrity.js';
@@ -20,6 +21,7 @@ const program = new Command('stoa')
   .showHelpAfterError('(run with --help for usage)');
 realmCommands(program);
 importCommands(program);
+exportCommands(program);
 userCommands(program);
 seedCommand(program);
 storeCommands(program);

@@ -12,7 +12,7 @@ import { ReadStateBuilder } from '../readstate.js';
 import { writeOrganization, realmStateOf, type Organization } from './finish.js';
 import { Rewriter } from './links.js';
 import { importMessageFile, indexTables, mentionsOf, type MessageContext } from './messages.js';
-import { buildNamedGroups, buildRealm, buildStreams, buildSubscriptions, buildSystemBots, buildSystemGroupRecords, buildUsers, GroupValues, rows, type Ids } from './org.js';
+import { buildNamedGroups, buildRealm, buildStreams, buildSubscriptions, buildSystemBots, buildSystemGroupRecords, buildUsers, GroupValues, rows, userId, type Ids } from './org.js';
 import { buildPeople } from './people.js';
 import { plan as makePlan, type Plan } from './plan.js';
 import type { ZulipExport } from './read.js';
@@ -136,7 +136,7 @@ export async function importZulip(shard: Shard, realmId: number, subdomain: stri
   const uploads = newUploadPaths(p, realmId, cp.secret);
   const oldRealm = p.tables.zerver_realm[0].id as number;
   const lookup = {
-    user: (old: number) => (p.crossRealm.has(old) ? null : ids.user.opt(old)),
+    user: (old: number) => (p.crossRealm.has(old) ? userId(p, ids, old) : ids.user.opt(old)),
     stream: (old: number) => ids.stream.opt(old),
     group: (old: number) => groupValues.isNamed(old) ? (groupValues.value(old, 0) as number) : null,
     message: (old: number) => ids.message.opt(old),

@@ -16,6 +16,8 @@ export interface IdLookup {
 const NARROW = /#narrow\/[^\s)"'<>\]]*/g;
 const UPLOAD = /\/user_uploads\/(?:thumbnail\/)?(\d+\/[^\s)"'<>\]?#]+)/g;
 const TOPIC_LINK = /#\*\*([^*\n]+?)@(\d+)\*\*/g;
+/** `@**Name|id**`, `@_**Name|id**`: a mention naming the user's id. */
+const MENTION_ID = /@(_?)\*\*([^*\n|]+)\|(\d+)\*\*/g;
 const DATA_ID = /data-(user|stream|user-group)-id="(\d+)"/g;
 const CHANNEL_OPS = new Set(['channel', 'stream']);
 const MESSAGE_OPS = new Set(['near', 'id', 'with']);
@@ -71,7 +73,10 @@ export class Rewriter {
   /** Markdown content (and drafts, scheduled messages). */
   content(text: string): string {
     let out = this.common(text);
-    if (out.includes('@')) out = out.replace(TOPIC_LINK, (all, target: string, id: string) => `#**${target}@${this.ids.message(Number(id)) ?? id}**`);
+    if (out.includes('@')) {
+      out = out.replace(TOPIC_LINK, (all, target: string, id: string) => `#**${target}@${this.ids.message(Number(id)) ?? id}**`);
+      out = out.replace(MENTION_ID, (all, silent: string, name: string, id: string) => `@${silent}**${name}|${this.ids.user(Number(id)) ?? id}**`);
+    }
     return out;
   }
 
