@@ -37,7 +37,7 @@ function storageKeyId(key: string): string {
   return Buffer.byteLength(key) > 400 ? `#sha256:${createHash('sha256').update(key).digest('hex')}` : key;
 }
 
-export function writeOrganization(shard: StoreView, batch: WriteBatch, org: Organization, now: number): void {
+export function writeOrganization(shard: StoreView, batch: WriteBatch, org: Organization): void {
   const { store } = shard;
   const r = org.realm.id;
   batch.put(store.realms, r, org.realm);
@@ -78,7 +78,6 @@ export function writeOrganization(shard: StoreView, batch: WriteBatch, org: Orga
   for (const [userId, key, value] of p.botStorage) batch.put(store.botStorage, [r, userId, storageKeyId(key)], [key, value]);
   for (const a of org.attachments) insertAttachment(shard, batch, a);
   for (const [image, bytes] of org.realmImages) batch.put(store.avatars, [r, `realm/${image}.png`], Buffer.from(bytes));
-  void now;
 }
 
 /** The in-memory model a shard would load for the new realm (RealmState), for adding it without a restart. */

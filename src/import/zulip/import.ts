@@ -258,7 +258,7 @@ export async function importZulip(shard: Shard, realmId: number, subdomain: stri
     realmImages: await realmImages(p),
   };
   const last = shard.batch();
-  writeOrganization(shard, last, org, now);
+  writeOrganization(shard, last, org);
   last.del(shard.store.meta, checkpointKey(realmId));
   await last.commit();
   shard.addRealm(realmStateOf(new RealmState(realmRecord), org));

@@ -90,6 +90,10 @@ t.test('data exports', async (t) => {
     const realm = JSON.parse(files.get('realm.json')!);
     t.ok(['zerver_realm', 'zerver_userprofile', 'zerver_stream', 'zerver_recipient', 'zerver_subscription', 'zerver_usergroup', 'zerver_namedusergroup'].every((n) => Array.isArray(realm[n])), 'with its tables');
     t.equal(realm.import_source, 'zulip', 'and its source');
+    // What the reference's do_import_realm reads without checking that it is there.
+    const required = ['zerver_realm', 'zerver_userprofile', 'zerver_userprofile_mirrordummy', 'zerver_userprofile_crossrealm', 'zerver_client', 'zerver_stream', 'zerver_defaultstream', 'zerver_realmemoji', 'zerver_realmdomain', 'zerver_realmfilter', 'zerver_realmplayground', 'zerver_realmauthenticationmethod', 'zerver_recipient', 'zerver_subscription', 'zerver_huddle', 'zerver_userpresence', 'zerver_useractivity', 'zerver_useractivityinterval', 'zerver_customprofilefield', 'zerver_customprofilefieldvalue', 'zerver_reaction'];
+    t.same(required.filter((n) => !Array.isArray(realm[n])), [], 'every table the reference\'s import reads unconditionally');
+    t.equal(JSON.parse(files.get('migration_status.json')!).zulip_version, '10.2', 'the reference version the format is');
     const contents = messagesIn(files);
     t.ok(contents.includes('a public word'), 'public channel messages are exported');
     t.notOk(contents.includes('a private word'), 'private channel messages are not');

@@ -1,5 +1,5 @@
-import { FLAG, READ_FLIP, type MessageRecord } from '../../../model/message.js';
-import { flagBits, readMark } from '../../../model/read-state.js';
+import { READ_FLIP, type MessageRecord } from '../../../model/message.js';
+import { flagBits } from '../../../model/read-state.js';
 import type { RealmState } from '../../../model/realm-state.js';
 import type { StoreView } from '../../../store/shard-store.js';
 import { submessagesOf } from '../../../store/submessages.js';
@@ -85,7 +85,5 @@ export function exportMessages(shard: StoreView, realm: RealmState, msgs: Messag
     m.reactions.forEach((r) => out.reactions.push({ message: m.id, user_profile: r.userId, emoji_name: r.emojiName, emoji_code: r.emojiCode, reaction_type: r.reactionType }));
     for (const s of submessagesOf(shard, m)) out.submessages.push({ id: s.id, message: m.id, sender: s.senderId, msg_type: s.msgType, content: s.content });
   }
-  void readMark;
-  void FLAG;
   return out;
 }

@@ -50,7 +50,8 @@ export function realmJson(input: RealmJsonInput): Record<string, unknown> {
     creator: s.creatorId,
     message_retention_days: s.messageRetentionDays,
     first_message_id: s.firstMessageId ?? null,
-    folder: s.folderId ?? null,
+    // Channel folders are newer than 10.2, whose Stream has no such field: only where set.
+    ...(s.folderId ? { folder: s.folderId } : {}),
     recipient: recipients.ofChannel(s.id),
     ...Object.fromEntries(Object.entries(s.groups).map(([name, value]) => [name, groupSetting(value)])),
   }));

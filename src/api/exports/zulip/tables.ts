@@ -173,8 +173,8 @@ export function personalRows(shard: StoreView, realm: RealmState, users: UserRec
         failed: s.failed,
         failure_message: s.failureMessage,
         read_by_sender: s.readBySender,
-        reminder_target_message: s.reminderTargetMessageId ?? null,
-        reminder_note: s.reminderNote ?? null,
+        // Reminders are newer than 10.2, whose ScheduledMessage has no such fields: only for them.
+        ...(s.kind === 'remind' ? { reminder_target_message: s.reminderTargetMessageId ?? null, reminder_note: s.reminderNote ?? null } : {}),
       });
     }
   }
