@@ -6,6 +6,7 @@ import type { GroupSetting, SubscriptionRecord, UserRecord } from '../../../mode
 import type { StoreView } from '../../../store/shard-store.js';
 import { userRows } from '../../../store/personal.js';
 import { USER_SETTING_DEFAULTS, userSetting } from '../../events/register-settings.js';
+import { subscriptionProperties } from '../../subscriptions/views.js';
 
 /**
  * The organization's tables in the reference's export format (zerver/lib/export.py): Django's
@@ -122,21 +123,7 @@ export function userRow(u: UserRecord, email: string): Row {
 }
 
 export function subscriptionRow(id: number, sub: SubscriptionRecord, recipient: number, active: boolean, userActive: boolean): Row {
-  return {
-    id,
-    user_profile: sub.userId,
-    recipient,
-    active,
-    is_user_active: userActive,
-    color: sub.color,
-    is_muted: sub.isMuted,
-    pin_to_top: sub.pinToTop,
-    desktop_notifications: sub.desktopNotifications,
-    audible_notifications: sub.audibleNotifications,
-    push_notifications: sub.pushNotifications,
-    email_notifications: sub.emailNotifications,
-    wildcard_mentions_notify: sub.wildcardMentionsNotify,
-  };
+  return { id, user_profile: sub.userId, recipient, active, is_user_active: userActive, ...subscriptionProperties(sub) };
 }
 
 /** What each person keeps for themself: snippets, navigation views, drafts, scheduled messages. */
