@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
@@ -7,6 +6,7 @@ import { silentProgress } from '../../src/import/progress.js';
 import { stoa, tempDir } from '../cli/run.js';
 import { startTestServer } from '../helpers/server.js';
 import { apiKeyOf } from './keys.js';
+import { zipDirectory } from './zip.js';
 
 /**
  * Slack exports, built from the reference's own Slack importer fixtures
@@ -103,7 +103,7 @@ t.test('a Slack export imported end to end', async (t) => {
   mkdirSync(join(dir, 'DJ47BL849'), { recursive: true });
   writeFileSync(join(dir, 'DJ47BL849', '2019-04-30.json'), JSON.stringify([{ type: 'message', user: 'U061A1R2R', text: 'a direct word', ts: '1556638500.000100' }]));
   const zip = join(work, 'slack.zip');
-  execFileSync('python3', ['-c', `import os, zipfile\nz = zipfile.ZipFile(${JSON.stringify(zip)}, 'w')\nfor root, _, files in os.walk(${JSON.stringify(dir)}):\n  for f in files:\n    p = os.path.join(root, f)\n    z.write(p, os.path.relpath(p, ${JSON.stringify(dir)}))\nz.close()`]);
+  await zipDirectory(dir, zip);
 
   const run = await stoa(dataDir, ['realm', 'import', zip, '--subdomain', 'slacky', '--slack-threads']);
   t.equal(run.code, 0, `the Slack export imports${run.code ? `: ${run.stderr}` : ''}`);
