@@ -84,7 +84,8 @@ export function realmJson(input: RealmJsonInput): Record<string, unknown> {
   const subgroupRows: Row[] = [];
   for (const g of groupRows) {
     // System groups' members are derived from roles here; the reference stores them.
-    const members = directMembers(realm, g);
+    // The reference keeps members (role 400) in role:fullmembers too, Stoa derives it.
+    const members = g.isSystemGroup && g.name === 'role:fullmembers' ? directMembers(realm, realm.groups.get(realm.systemGroupId('role:members'))!) : directMembers(realm, g);
     for (const m of members) if (!realm.users.get(m)?.isSystemBot) memberships.push({ id: memberships.length + 1, user_group: g.id, user_profile: m });
     for (const s of g.subgroups) subgroupRows.push({ id: subgroupRows.length + 1, supergroup: g.id, subgroup: s });
   }
