@@ -82,7 +82,8 @@ export async function importSpeed(messages: number, log: (line: string) => void)
       title: `stoa realm import of a ${messages}-message reference export`,
       target: `<= ${limit} s (5 min per million)`,
       value: `${seconds.toFixed(1)} s (${Math.round(messages / seconds)} msg/s)`,
-      pass: seconds <= limit,
+      // Start-up and the fixed phases dominate a small run (--quick): the target is judged at scale.
+      pass: messages >= 100_000 ? seconds <= limit : null,
       details: { messages, seconds, messagesPerSecond: Math.round(messages / seconds), phaseStartSeconds: phases, loadAverageBefore: loadBefore, loadAverageAfter: loadavg()[0], cpus: cpus().length },
     };
   } finally {
