@@ -19,7 +19,8 @@ async function importCommand(file: string, opts: { subdomain?: string; slackThre
     if (result.passwordsKept > 0) console.log(`  ${result.passwordsKept} people keep their passwords`);
     if (result.needPasswordReset.length > 0) {
       console.log(`  ${result.needPasswordReset.length} people have no password here; they set one through the password reset page, ${result.url}/accounts/password/reset/ :`);
-      for (const email of result.needPasswordReset) console.log(`    ${email}`);
+      for (const email of result.needPasswordReset.slice(0, 20)) console.log(`    ${email}`);
+      if (result.needPasswordReset.length > 20) console.log(`    ... and ${result.needPasswordReset.length - 20} more`);
     }
   } catch (err) {
     if (err instanceof ImportError) throw new CliError(`import refused: ${err.message}`);
