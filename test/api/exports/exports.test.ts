@@ -94,6 +94,8 @@ t.test('data exports', async (t) => {
     const required = ['zerver_realm', 'zerver_userprofile', 'zerver_userprofile_mirrordummy', 'zerver_userprofile_crossrealm', 'zerver_client', 'zerver_stream', 'zerver_defaultstream', 'zerver_realmemoji', 'zerver_realmdomain', 'zerver_realmfilter', 'zerver_realmplayground', 'zerver_realmauthenticationmethod', 'zerver_recipient', 'zerver_subscription', 'zerver_huddle', 'zerver_userpresence', 'zerver_useractivity', 'zerver_useractivityinterval', 'zerver_customprofilefield', 'zerver_customprofilefieldvalue', 'zerver_reaction'];
     t.same(required.filter((n) => !Array.isArray(realm[n])), [], 'every table the reference\'s import reads unconditionally');
     t.equal(JSON.parse(files.get('migration_status.json')!).zulip_version, '10.2', 'the reference version the format is');
+    t.ok(realm.zerver_userprofile.every((u: Record<string, unknown>) => Array.isArray(u.groups) && Array.isArray(u.user_permissions)), 'people with the fields its import deletes unconditionally');
+    t.ok(JSON.parse(files.get('messages-000001.json')!).zerver_message.every((m: Record<string, unknown>) => m.realm !== undefined), 'messages with the realm its import deletes');
     const contents = messagesIn(files);
     t.ok(contents.includes('a public word'), 'public channel messages are exported');
     t.notOk(contents.includes('a private word'), 'private channel messages are not');

@@ -117,6 +117,9 @@ export function userRow(u: UserRecord, email: string): Row {
     default_sending_stream: u.bot?.defaultSendingStreamId ?? null,
     default_events_register_stream: u.bot?.defaultEventsRegisterStreamId ?? null,
     default_all_public_streams: u.bot?.defaultAllPublicStreams ?? false,
+    // Django's many-to-many fields, empty: the reference's import deletes them unconditionally.
+    groups: [],
+    user_permissions: [],
   };
   for (const name of Object.keys(USER_SETTING_DEFAULTS)) row[name] = userSetting(u, name);
   return row;
