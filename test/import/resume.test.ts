@@ -28,9 +28,9 @@ t.test('an import killed with SIGKILL resumes without doubling anything', async 
   const killed = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
-    // The first report of the message phase after some files committed: kill it there.
-    const m = /import: messages (\d+)\/(\d+)/.exec(stderr);
-    if (m && Number(m[1]) > 0 && Number(m[1]) < Number(m[2])) child.kill('SIGKILL');
+    // A report of the message phase once a few transactions (5,000 messages each) committed.
+    const m = [...stderr.matchAll(/import: messages (\d+)\/(\d+)/g)].pop();
+    if (m && Number(m[1]) >= 11 && Number(m[1]) < Number(m[2])) child.kill('SIGKILL');
   });
   const signal = await killed;
   t.equal(signal, 'SIGKILL', `the import was killed half-way (${stderr.trim().split('\n').pop()})`);
