@@ -2,6 +2,7 @@ import type { ResolvedConfig } from '../config.js';
 import { normalizeSystemGroupSettings } from '../model/groups.js';
 import { RealmState, type SubInterval } from '../model/realm-state.js';
 import { MessageIds } from '../store/message-ids.js';
+import { idsAcrossShards } from '../store/server-ids.js';
 import { firstMessageIn } from '../store/messages.js';
 import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type ProfileFieldRecord, type RealmEmojiRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord, type UserStatusRecord } from '../model/types.js';
 import type { Database } from 'lmdb';
@@ -44,9 +45,10 @@ export class Shard implements StoreView {
 
   /**
    * Opens shard `index`. `idBuffer` is the server-wide message-id counter shared by the shard
-   * threads; without one (the CLI, tests) the shard counts on its own.
+   * threads; without one (the CLI, imports, tests) the counter starts above every shard's mark,
+   * so ids written with no server running stay unique and increasing server-wide.
    */
-  static open(index: number, config: ResolvedConfig, idBuffer?: SharedArrayBuffer): Shard {
+  static open(index: number, config: ResolvedConfig, idBuffer: SharedArrayBuffer = idsAcrossShards(config.dataDir)): Shard {
     let store: ShardStore;
     try {
       store = openShardStore(config.dataDir, index);
