@@ -13,6 +13,7 @@ import { checkDirectoryFile, checkShardFiles, StoreError } from './store/integri
 import { probeStores } from './store/probe.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
 import { log } from './lib/log.js';
+import { refreshZuliprcSites } from './zuliprc.js';
 
 export interface RunningServer {
   config: ResolvedConfig;
@@ -22,6 +23,8 @@ export interface RunningServer {
   bootstrap: (CreatedRealm & { zuliprc: string }) | null;
   /** The email gateway's SMTP port, when its listener runs (front/smtp.ts). */
   mailPort: number | null;
+  /** What the start changed that an operator should hear of (main.ts prints them). */
+  notices: string[];
   /** Stops accepting, lets in-flight requests finish, flushes LMDB. */
   close(): Promise<void>;
 }
@@ -142,6 +145,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     });
     front.refreshRealms();
   }
+  const notices = refreshZuliprcSites(resolved, directory);
   const mail = resolved.emailGateway.enabled && resolved.emailGateway.port !== null ? await startMailListener(resolved, pool, () => directory.list().map((realm) => realm.shard)) : null;
   const koa = front.app.callback();
   let closing: Promise<void> | null = null;
@@ -196,5 +200,5 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       lock.release();
     })());
 
-  return { config: resolved, url: `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`, port, bootstrap, mailPort: mail?.port ?? null, close };
+  return { config: resolved, url: `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`, port, bootstrap, mailPort: mail?.port ?? null, notices, close };
 }

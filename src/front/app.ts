@@ -12,7 +12,7 @@ import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { uploadsTmpDir } from '../store/uploads.js';
 import { paramParser } from './body.js';
 import { addressLimit, type AddressLimit } from './guard.js';
-import { pageRouter } from './pages.js';
+import { apiErrorPage, isPagePath, pageRouter, sendPage } from './pages.js';
 import { acceptsParam, methodMatcher, orderRoutes } from './route-order.js';
 import { staticFiles } from './static.js';
 import { thumbnails } from './thumbnail.js';
@@ -49,6 +49,15 @@ function send(ctx: Context, reply: Reply): void {
   ctx.body = reply.body;
 }
 
+/**
+ * A path served with other methods, as the reference's rest_dispatch answers it: the methods in
+ * `allowed_methods` and the `Allow` header, HEAD wherever GET is.
+ */
+function methodNotAllowed(served: string[]): ApiError {
+  const methods = served.includes('GET') && !served.includes('HEAD') ? [...served, 'HEAD'] : served;
+  return new ApiError('Method Not Allowed', { status: 405, data: { allowed_methods: methods }, headers: { Allow: methods.join(', ') } });
+}
+
 function sendError(ctx: Context, err: ApiError): void {
   send(ctx, { status: err.status, body: JSON.stringify(err.body()), headers: err.headers });
 }
@@ -83,7 +92,8 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     try {
       await next();
     } catch (err) {
-      if (err instanceof ApiError) return sendError(ctx, err);
+      // A page (an invitation link, a password reset) is read by a person: errors in HTML.
+      if (err instanceof ApiError) return isPagePath(ctx.path) ? sendPage(ctx, apiErrorPage(err)) : sendError(ctx, err);
       log.error({ err, method: ctx.method, path: ctx.path }, 'unhandled error in front end');
       ctx.status = 500;
       ctx.type = 'application/json';
@@ -151,7 +161,11 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     await next();
     if (ctx.body != null) return;
     const methods = ctx.path.startsWith('/api/v1/') ? methodsAt(ctx.path.slice('/api/v1'.length)) : [];
-    if (methods.length > 0) sendError(ctx, new ApiError('Method Not Allowed', { status: 405 }));
+    if (methods.length > 0 && ctx.method === 'OPTIONS') {
+      // As the reference: which methods the path takes, and no body.
+      ctx.status = 204;
+      ctx.set('Allow', methodNotAllowed(methods).headers.Allow);
+    } else if (methods.length > 0) sendError(ctx, methodNotAllowed(methods));
     else sendError(ctx, notFound());
   });
   // Message links point at /user_uploads/... outside /api/v1, where the reference serves the file
