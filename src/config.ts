@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
+import { rangeProblem } from './lib/address-ranges.js';
 import type { EmailConfig } from './lib/mail.js';
 
 /** The project root: this file is compiled to dist/src/config.js. */
@@ -160,6 +161,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   // Relative to the project folder, not to wherever the server was started from: `npm start`
   // runs there, and so must a service manager or a shell elsewhere find the same data.
   merged.dataDir = resolve(projectRoot, merged.dataDir as string);
+  for (const [option, entries] of [['trustedProxies', merged.trustedProxies], ['monitoring.allowFrom', (merged.monitoring as Config['monitoring']).allowFrom]] as const) {
+    const problem = (entries as string[]).map(rangeProblem).find((p) => p !== null);
+    if (problem) throw new ConfigError(`invalid option "${option}": ${problem}`);
+  }
   const smtp = (merged.email as EmailConfig).smtp;
   if (smtp?.caFile) {
     smtp.caFile = resolve(projectRoot, smtp.caFile);

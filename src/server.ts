@@ -5,6 +5,7 @@ import type { CreatedRealm } from './api/realm/actions.js';
 import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from './config.js';
 import { createFrontEnd } from './front/app.js';
 import { longPollHandler } from './front/longpoll.js';
+import { proxyTrust } from './front/client-address.js';
 import { setLogLevel } from './lib/log.js';
 import { ShardPool } from './shard/pool.js';
 import { startMailListener } from './front/smtp.js';
@@ -150,7 +151,9 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const koa = front.app.callback();
   let closing: Promise<void> | null = null;
   const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null, front.limitAddress);
+  const proxies = proxyTrust(resolved.trustedProxies, resolved.scheme);
   handle = (req, res) => {
+    proxies.tag(req);
     // Once stopping, every answer closes its connection (see longpoll.ts).
     if (closing) res.shouldKeepAlive = false;
     if (!longPoll(req, res)) void koa(req, res);

@@ -11,6 +11,7 @@ import type { ShardPool } from '../shard/pool.js';
 import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { uploadsTmpDir } from '../store/uploads.js';
 import { paramParser } from './body.js';
+import { clientAddress } from './client-address.js';
 import { addressLimit, type AddressLimit } from './guard.js';
 import { apiErrorPage, isPagePath, pageRouter, sendPage } from './pages.js';
 import { acceptsParam, methodMatcher, orderRoutes } from './route-order.js';
@@ -143,7 +144,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
         params: route.op === 'webhooks.incoming' ? webhookParams(ctx) : ctx.state.params,
         pathParams: { ...pathParams(ctx), ...ctx.state.pathParams },
         userAgent: ctx.get('user-agent'),
-        remoteAddr: ctx.ip,
+        remoteAddr: clientAddress(ctx.req),
         requestId,
       });
       ctx.res.off('close', onClose);

@@ -8,6 +8,7 @@ import type { ShardPool } from '../shard/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
 import { lastValues, withoutInternal } from './body.js';
 import type { AddressLimit } from './guard.js';
+import { clientAddress } from './client-address.js';
 
 const PATH = '/api/v1/events';
 
@@ -50,7 +51,7 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
         params: withoutInternal(lastValues(parseQuery(query))),
         pathParams: {},
         userAgent: req.headers['user-agent'] ?? '',
-        remoteAddr: req.socket.remoteAddress ?? '',
+        remoteAddr: clientAddress(req),
         requestId,
       });
       res.off('close', onClose);

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { htmlPage } from '../api/html-page.js';
+import { clientAddress } from './client-address.js';
 import { ApiError } from '../lib/errors.js';
 import { escapeAll as h } from '../markdown/preprocess.js';
 import { pageRoutes } from '../routes.js';
@@ -108,7 +109,7 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
           params: ctx.state.params,
           pathParams: (ctx as unknown as { params: Record<string, string> }).params,
           userAgent: ctx.get('user-agent'),
-          remoteAddr: ctx.ip,
+          remoteAddr: clientAddress(ctx.req),
         });
         sendPage(ctx, reply);
       },
