@@ -141,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: env.STOA_LOG_LEVEL || undefined,
     heartbeatSeconds: envInt(env, 'STOA_HEARTBEAT_SECONDS'),
     webhookAllowPrivateAddresses: envFlag(env, 'STOA_WEBHOOK_ALLOW_PRIVATE_ADDRESSES'),
+    accessLog: envFlag(env, 'STOA_ACCESS_LOG'),
     scheme: env.STOA_SCHEME || undefined,
     trustedProxies: envList(env, 'STOA_TRUSTED_PROXIES'),
     rootRealm: definedOnly({ name: env.STOA_ORGANIZATION_NAME || undefined, ownerEmail: env.STOA_OWNER_EMAIL || undefined, ownerFullName: env.STOA_OWNER_NAME || undefined }),
@@ -208,7 +209,7 @@ function applySmtpEnv(env: NodeJS.ProcessEnv, merged: Record<string, unknown>): 
 /** Every STOA_* variable the server and the CLI read. */
 export const VARIABLES = [
   'STOA_CONFIG', 'STOA_PORT', 'STOA_BIND', 'STOA_DATA_DIR', 'STOA_EXTERNAL_HOST', 'STOA_SCHEME', 'STOA_SHARDS', 'STOA_LOG_LEVEL',
-  'STOA_HEARTBEAT_SECONDS', 'STOA_RATE_LIMITS', 'STOA_WEBHOOK_ALLOW_PRIVATE_ADDRESSES', 'STOA_TRUSTED_PROXIES',
+  'STOA_HEARTBEAT_SECONDS', 'STOA_RATE_LIMITS', 'STOA_WEBHOOK_ALLOW_PRIVATE_ADDRESSES', 'STOA_TRUSTED_PROXIES', 'STOA_ACCESS_LOG',
   'STOA_ORGANIZATION_NAME', 'STOA_OWNER_EMAIL', 'STOA_OWNER_NAME',
   'STOA_EMAIL_FROM', 'STOA_SMTP_HOST', 'STOA_SMTP_PORT', 'STOA_SMTP_USER', 'STOA_SMTP_PASSWORD',
 ];

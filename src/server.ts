@@ -38,7 +38,7 @@ function listen(server: Server, port: number, bind: string): Promise<number> {
 }
 
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
-  setLogLevel(config.logLevel);
+  setLogLevel(config.logLevel, config.accessLog);
   mkdirSync(config.dataDir, { recursive: true });
   // One writer per data directory: refuse a second server, and the admin CLI while we run.
   const lock = acquireLock(config.dataDir);
@@ -154,6 +154,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const proxies = proxyTrust(resolved.trustedProxies, resolved.scheme);
   handle = (req, res) => {
     proxies.tag(req);
+    front.logRequest(req, res);
     // Once stopping, every answer closes its connection (see longpoll.ts).
     if (closing) res.shouldKeepAlive = false;
     if (!longPoll(req, res)) void koa(req, res);

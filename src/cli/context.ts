@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from '../config.js';
-import { setLogLevel } from '../lib/log.js';
+import { auditToStderr, setLogLevel } from '../lib/log.js';
 import type { RealmState } from '../model/realm-state.js';
 import { Shard } from '../shard/shard.js';
 import { Directory, type DirectoryEntry } from '../store/directory.js';
@@ -19,6 +19,7 @@ export class CliError extends Error {}
 export function cliConfig(needUrls = false): ResolvedConfig {
   const config = loadConfig();
   setLogLevel(config.logLevel);
+  auditToStderr();
   if (needUrls && !knownUrls(config)) {
     throw new CliError('the port is 0 and externalHost is not set, so realm URLs are unknown: set STOA_PORT or STOA_EXTERNAL_HOST');
   }

@@ -10,7 +10,10 @@ import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { uploadsTmpDir } from '../store/uploads.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { paramParser } from './body.js';
+import { monitoring } from './monitoring.js';
+import { noteRoute, noteUser, requestLog } from './request-log.js';
 import { clientAddress } from './client-address.js';
 import { addressLimit, type AddressLimit } from './guard.js';
 import { apiErrorPage, isPagePath, pageRouter, sendPage } from './pages.js';
@@ -31,6 +34,8 @@ export interface FrontEnd {
   realmFor(host: string): DirectoryEntry;
   /** The per-address limit of requests without credentials (front/guard.ts). */
   limitAddress: AddressLimit;
+  /** Watches a request to its end, for the access log and /metrics (front/request-log.ts). */
+  logRequest: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 function send(ctx: Context, reply: Reply): void {
@@ -102,6 +107,10 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     }
   });
 
+  // Before the per-address limit: a scraper on an allowed address is not an anonymous client.
+  const monitor = monitoring(config, pool, directory);
+  app.use(monitor.middleware);
+
   app.use(staticFiles);
   app.use(thumbnails);
 
@@ -126,7 +135,9 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   for (const route of orderRoutes(routes)) {
     // `{name*}` takes the rest of the path (an upload's path id has several segments).
     const path = route.path.replace(/\{(\w+)\*\}/g, '*$1').replace(/\{(\w+)\}/g, ':$1');
+    const template = `/api/v1${route.path}`;
     const handle = async (ctx: Context) => {
+      noteRoute(ctx.req, template);
       const realm = realmFor(ctx.host);
       const requestId = randomUUID();
       // A client that hangs up on a parked GET /events must not leave the poll parked.
@@ -148,6 +159,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
         requestId,
       });
       ctx.res.off('close', onClose);
+      noteUser(ctx.req, reply.userId);
       send(ctx, reply);
     };
     const parse = parserFor(route);
@@ -187,5 +199,5 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   app.use(pageRouter(realmFor, pool, parseParams));
   app.use(router.routes());
 
-  return { app, refreshRealms, realmFor, limitAddress };
+  return { app, refreshRealms, realmFor, limitAddress, logRequest: requestLog(monitor.observe) };
 }

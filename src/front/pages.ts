@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { htmlPage } from '../api/html-page.js';
 import { clientAddress } from './client-address.js';
+import { noteRoute, noteUser } from './request-log.js';
 import { ApiError } from '../lib/errors.js';
 import { escapeAll as h } from '../markdown/preprocess.js';
 import { pageRoutes } from '../routes.js';
@@ -93,6 +94,7 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
     router.register(paths, [route.method], [
       parseParams,
       async (ctx: Context) => {
+        noteRoute(ctx.req, route.path);
         let realm: DirectoryEntry;
         try {
           realm = realmFor(ctx.host);
@@ -111,6 +113,7 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
           userAgent: ctx.get('user-agent'),
           remoteAddr: clientAddress(ctx.req),
         });
+        noteUser(ctx.req, reply.userId);
         sendPage(ctx, reply);
       },
     ]);

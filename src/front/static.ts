@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Context, Next } from 'koa';
 import { projectRoot } from '../config.js';
 import { EMOJI_API_PATH, emojiApiFile } from '../markdown/emoji.js';
+import { noteRoute } from './request-log.js';
 
 /**
  * Files served outside /api/v1 that are the same for every realm and need no credentials. Each
@@ -47,6 +48,7 @@ const FILES: Record<string, StaticFile> = {
 export async function staticFiles(ctx: Context, next: Next): Promise<void> {
   const file = FILES[ctx.path];
   if (!file || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+  noteRoute(ctx.req, ctx.path);
   const { body, etag } = file.load();
   ctx.status = 200;
   ctx.type = file.type;

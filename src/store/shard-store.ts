@@ -347,6 +347,8 @@ export class WriteBatch {
     private readonly bus: EventStage | null = null,
     /** Told of a failed commit (Shard.commitFailed); returns the error the action throws instead. */
     private readonly failed: ((err: unknown) => Error) | null = null,
+    /** Told how long each transaction took, and whether it committed (shard/metrics.ts). */
+    private readonly timed: ((seconds: number, ok: boolean) => void) | null = null,
   ) {}
 
   /** An event of this action, for the users `userIds`, delivered after the commit. */
@@ -399,6 +401,7 @@ export class WriteBatch {
     this.count = 0;
     this.pending.begin();
     let ok = false;
+    const started = this.timed ? performance.now() : 0;
     try {
       await this.store.env.transaction(() => {
         for (const [db, table] of ops) {
@@ -414,6 +417,7 @@ export class WriteBatch {
       // lmdb-js batched with it), so none of this action's writes or events exist.
       throw this.failed ? this.failed(err) : err;
     } finally {
+      this.timed?.((performance.now() - started) / 1000, ok);
       for (const [db, table] of ops) for (const { key, entry } of table.values()) this.pending.settle(db, key, entry);
       ticket?.settle(ok);
       this.pending.end();
