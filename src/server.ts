@@ -15,6 +15,7 @@ import { probeStores } from './store/probe.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
 import { log } from './lib/log.js';
 import { refreshZuliprcSites } from './zuliprc.js';
+import { ensureStoreFormat } from './store/format.js';
 
 export interface RunningServer {
   config: ResolvedConfig;
@@ -79,6 +80,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   // problem, never opened (LMDB would crash on it) or replaced by an empty one.
   checkDirectoryFile(config.dataDir);
   const directory = new Directory(config.dataDir);
+  let notices: string[];
   try {
     checkShardFiles(config.dataDir, directory.list());
     // What the shards are about to load, read first in a child process: a damaged page there
@@ -87,6 +89,8 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       const [problem] = (await probeStores(config.dataDir, 'load')).problems;
       if (problem) throw new StoreError(problem.file, problem.problem + (problem.table && !problem.problem.includes(problem.table) ? ` (table ${problem.table})` : ''));
     }
+    // An older data format is upgraded (after a copy), a newer one refused, before a shard opens.
+    notices = await ensureStoreFormat(config.dataDir, directory);
   } catch (err) {
     await directory.close();
     throw err;
@@ -146,7 +150,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     });
     front.refreshRealms();
   }
-  const notices = refreshZuliprcSites(resolved, directory);
+  notices.push(...refreshZuliprcSites(resolved, directory));
   const mail = resolved.emailGateway.enabled && resolved.emailGateway.port !== null ? await startMailListener(resolved, pool, () => directory.list().map((realm) => realm.shard)) : null;
   const koa = front.app.callback();
   let closing: Promise<void> | null = null;

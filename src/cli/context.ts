@@ -7,6 +7,7 @@ import { Shard } from '../shard/shard.js';
 import { Directory, type DirectoryEntry } from '../store/directory.js';
 import { checkDirectoryFile, checkShardFiles } from '../store/integrity.js';
 import { acquireLock, DataDirLockedError } from '../store/lock.js';
+import { ensureStoreFormat } from '../store/format.js';
 
 /** An error the CLI reports as one line (`stoa: <message>`) with exit status 1. */
 export class CliError extends Error {}
@@ -61,6 +62,7 @@ export async function withWriteAccess<T>(config: ResolvedConfig, fn: (directory:
     const directory = new Directory(config.dataDir);
     try {
       checkShardFiles(config.dataDir, directory.list());
+      for (const notice of await ensureStoreFormat(config.dataDir, directory)) console.error(`stoa: ${notice}`);
       return await fn(directory);
     } finally {
       await directory.close();

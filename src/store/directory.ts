@@ -10,6 +10,7 @@ import { open, type Database, type RootDatabase } from 'lmdb';
  *
  *   realms  subdomain     -> DirectoryEntry
  *   meta    'seq:realm'   -> last realm id handed out
+ *           'format'      -> the data directory's format version (store/format.ts)
  *
  * A realm's shard is chosen by hashing its subdomain once and then recorded: changing the shard
  * count later moves no realm.
@@ -62,6 +63,15 @@ export class Directory {
       this.meta.put('seq:realm', id);
     });
     return { id, shard: digest.readUInt32BE(0) % shardCount };
+  }
+
+  /** The data format version recorded, or undefined (a data directory from before versions). */
+  format(): number | undefined {
+    return this.meta.get('format');
+  }
+
+  async setFormat(version: number): Promise<void> {
+    await this.meta.put('format', version);
   }
 
   async add(entry: DirectoryEntry): Promise<void> {
