@@ -6,6 +6,7 @@ import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from './c
 import { createFrontEnd } from './front/app.js';
 import { longPollHandler } from './front/longpoll.js';
 import { proxyTrust } from './front/client-address.js';
+import { startAdminSocket } from './front/admin-socket.js';
 import { setLogLevel } from './lib/log.js';
 import { ShardPool } from './shard/pool.js';
 import { startMailListener } from './front/smtp.js';
@@ -164,6 +165,9 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     if (!longPoll(req, res)) void koa(req, res);
   };
   for (const [req, res] of early.splice(0)) handle(req, res);
+  const url = `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`;
+  // The admin CLI's way in while the server runs (`stoa user ...`).
+  const adminSocket = await startAdminSocket({ config: resolved, directory, pool, url, refreshRealms: front.refreshRealms });
 
   /**
    * A graceful stop. In order:
@@ -184,6 +188,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     (closing ??= (async () => {
       const started = Date.now();
       await mail?.close();
+      await adminSocket?.close();
       const deadline = started + resolved.stopGraceSeconds * 1000;
       await new Promise((resolve) => setTimeout(resolve, Math.min(ACCEPT_LINGER_MS, resolved.stopGraceSeconds * 1000)));
       // Closed from the check phase, right after the poll phase has accepted every connection
@@ -208,5 +213,5 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       lock.release();
     })());
 
-  return { config: resolved, url: `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`, port, bootstrap, mailPort: mail?.port ?? null, notices, close };
+  return { config: resolved, url, port, bootstrap, mailPort: mail?.port ?? null, notices, close };
 }

@@ -1,16 +1,13 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ResolvedConfig } from './config.js';
-import type { Directory } from './store/directory.js';
+import { zuliprcPath, type Directory } from './store/directory.js';
 
 /**
  * The zuliprc files the server writes for each realm's owner (`<dataDir>/zuliprc` for the root
  * realm, `<dataDir>/<subdomain>.zuliprc`). Kept apart from realms.ts, which loads every action:
  * a start that only checks these files must not pay for that.
  */
-export function zuliprcPath(dataDir: string, subdomain: string): string {
-  return join(dataDir, subdomain ? `${subdomain}.zuliprc` : 'zuliprc');
-}
+export { zuliprcPath };
 
 /** The URL a realm answers at, as the shards compute it (Shard.realmUrl). */
 export function realmUrl(config: Pick<ResolvedConfig, 'scheme' | 'externalHost'>, subdomain: string): string {

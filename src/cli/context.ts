@@ -53,7 +53,9 @@ export async function withWriteAccess<T>(config: ResolvedConfig, fn: (directory:
   try {
     lock = acquireLock(config.dataDir);
   } catch (err) {
-    if (err instanceof DataDirLockedError) throw new CliError(`the server is running (pid ${err.pid}); stop it first`);
+    // A running server is reached through its admin socket (server-client.ts) before this: the
+    // holder is another admin command, or a server that could not open its socket.
+    if (err instanceof DataDirLockedError) throw new CliError(`process ${err.pid} holds the data directory (another admin command, or a server without its admin socket); try again once it is done`);
     throw err;
   }
   try {

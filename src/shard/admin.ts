@@ -1,6 +1,8 @@
 import { doCreateRealm, type NewRealm } from '../api/realm/actions.js';
 import type { Shard } from './shard.js';
 import { metricsOf } from './metrics.js';
+import { runUserCommand, type UserCommand } from '../api/users/commands.js';
+import { doSetRealmDeactivated } from '../api/realm/deactivate.js';
 import { deliverMail, knowsAddress, type InboundMail } from '../api/email-gateway/deliver.js';
 
 /** Operations of the server itself (first-start bootstrap), not reachable over HTTP. */
@@ -10,6 +12,9 @@ export type AdminTask =
   /** GET /metrics: the shard's metrics as prom-client's JSON; GET /health: its store answers. */
   | { kind: 'admin'; op: 'metrics' }
   | { kind: 'admin'; op: 'health' }
+  /** The admin CLI through the running server (front/admin-socket.ts). */
+  | { kind: 'admin'; op: 'userCommand'; realmId: number; command: UserCommand }
+  | { kind: 'admin'; op: 'setRealmDeactivated'; realmId: number; deactivated: boolean }
   /** The email gateway (front/smtp.ts): is this a channel address here, and posting a mail to it. */
   | { kind: 'admin'; op: 'mailRecipient'; to: string }
   | { kind: 'admin'; op: 'mail'; mail: InboundMail };
@@ -18,6 +23,15 @@ export async function runAdmin(shard: Shard, task: AdminTask): Promise<unknown> 
   switch (task.op) {
     case 'metrics':
       return metricsOf(shard).getMetricsAsJSON();
+    case 'userCommand': {
+      const realm = shard.realm(task.realmId);
+      if (!realm) return { ok: false, error: `realm ${task.realmId} is not on shard ${shard.index}` };
+      return runUserCommand(shard, realm, task.command);
+    }
+    case 'setRealmDeactivated': {
+      const realm = shard.realm(task.realmId);
+      return realm ? doSetRealmDeactivated(shard, realm, task.deactivated) : false;
+    }
     case 'health':
       // A read of the store, not only of memory: a shard whose environment cannot be read is not healthy.
       return { realms: shard.realms.size, stored: shard.store.realms.getCount() };

@@ -24,6 +24,9 @@ export interface DirectoryEntry {
 
 export const directoryPath = (dataDir: string) => join(dataDir, 'directory');
 
+/** The owner's zuliprc a realm's creation writes: `<dataDir>/zuliprc` for the root realm, `<dataDir>/<subdomain>.zuliprc`. */
+export const zuliprcPath = (dataDir: string, subdomain: string) => join(dataDir, subdomain ? `${subdomain}.zuliprc` : 'zuliprc');
+
 export class Directory {
   private readonly env: RootDatabase;
   private readonly realms: Database<DirectoryEntry, string>;
