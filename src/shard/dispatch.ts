@@ -145,7 +145,7 @@ async function answer(shard: Shard, task: RequestTask): Promise<Reply> {
     // A POST /register waiting for a consistent snapshot holds new work back (Shard.quiesced).
     if (shard.gate && !op.passesGate) await shard.gate;
     const fields = await op.handler(ctx);
-    const reply = fields.__reply ? (fields.__reply as Reply) : success(fields, ignored);
+    const reply = fields.__reply ? (fields.__reply as Reply) : success(fields, op.silentlyIgnoresParams ? [] : ignored);
     if (limitHeaders) reply.headers = { ...reply.headers, ...limitHeaders };
     if (user) reply.userId = user.id;
     return reply;
