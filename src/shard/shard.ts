@@ -210,8 +210,11 @@ export class Shard implements StoreView {
     return this.reloading;
   }
 
+  /** Told of every transaction's duration and outcome (shard/metrics.ts sets it in the server). */
+  commitObserver: ((seconds: number, ok: boolean) => void) | null = null;
+
   batch(): WriteBatch {
-    return new WriteBatch(this.store, this.pending, this.events, this.commitFailed);
+    return new WriteBatch(this.store, this.pending, this.events, this.commitFailed, this.commitObserver);
   }
 
   /** While set, requests wait before their handler runs (see quiesced()). */
