@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../config.js';
 import { normalizeSystemGroupSettings } from '../model/groups.js';
 import { RealmState, type SubInterval } from '../model/realm-state.js';
@@ -63,7 +64,29 @@ export class Shard implements StoreView {
 
   private load(): void {
     this.readSeqs();
+    this.readSecret();
     for (const realm of this.readRealms().values()) this.addRealm(realm);
+  }
+
+  /**
+   * The shard's secret, made at its first open and kept in its store: links signed with it (a
+   * video call's join link posted in a message) must outlive a restart, and a backup restores it.
+   */
+  private secret!: Buffer;
+
+  private readSecret(): void {
+    const stored = this.store.meta.get('secret') as Uint8Array | undefined;
+    if (stored) {
+      this.secret = Buffer.from(stored);
+      return;
+    }
+    this.secret = randomBytes(32);
+    this.store.meta.putSync('secret', this.secret);
+  }
+
+  /** A key for one purpose, derived from the shard's secret: no two purposes share a key. */
+  signingKey(purpose: string): Buffer {
+    return createHmac('sha256', this.secret).update(purpose).digest();
   }
 
   /** The id counters; never lowered: an id a failed transaction took is skipped, not reused. */

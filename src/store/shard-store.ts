@@ -26,7 +26,8 @@ import type { MessageIds } from './message-ids.js';
  *                                                 links; used and revoked ones stay)
  *   inviteKeys [realmId, key]                  -> inviteId: the secret of a /join/<key>/ link
  *   meta      'seq:<kind>'                     -> last id handed out (user, stream, group;
- *                                                 'seq:message' is this shard's high-water mark)
+ *                                                 'seq:message' is this shard's high-water mark);
+ *             'secret'                         -> 32 random bytes, the shard's signing secret
  *
  * Messages (see store/messages.ts for how they are read):
  *

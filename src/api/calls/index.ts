@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { escapeAll as h } from '../../markdown/preprocess.js';
 import { htmlPage } from '../html-page.js';
 import { me, operation, type Reply } from '../operation.js';
@@ -15,8 +15,8 @@ import { me, operation, type Reply } from '../operation.js';
  * call's creator and viewer for everyone else.
  */
 
-/** Lives as long as the shard thread: links are made to be used right away. */
-const SIGNING_KEY = randomBytes(32);
+/** Join links are posted in messages and opened later: signed with a key the store keeps. */
+const signingKey = (shard: { signingKey(purpose: string): Buffer }) => shard.signingKey('bigbluebutton');
 
 const create = operation<{ meeting_name: string; voice_only?: boolean }>({
   auth: 'user',
@@ -30,7 +30,7 @@ const create = operation<{ meeting_name: string; voice_only?: boolean }>({
       moderator: me(ctx).id,
     };
     const payload = Buffer.from(JSON.stringify(meeting)).toString('base64url');
-    const signature = createHmac('sha256', SIGNING_KEY).update(payload).digest('base64url');
+    const signature = createHmac('sha256', signingKey(ctx.shard)).update(payload).digest('base64url');
     return { url: `/calls/bigbluebutton/join?bigbluebutton=${payload}:${signature}` };
   },
 });
@@ -42,10 +42,10 @@ interface Meeting {
   moderator: number;
 }
 
-function unsign(link: string | undefined): Meeting | null {
+function unsign(key: Buffer, link: string | undefined): Meeting | null {
   const [payload, signature] = (link ?? '').split(':');
   if (!payload || !signature) return null;
-  const expected = createHmac('sha256', SIGNING_KEY).update(payload).digest();
+  const expected = createHmac('sha256', key).update(payload).digest();
   const given = Buffer.from(signature, 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   return JSON.parse(Buffer.from(payload, 'base64url').toString()) as Meeting;
@@ -70,7 +70,7 @@ const join = operation<{ bigbluebutton?: string }>({
       return { __reply: page(400, 'BigBlueButton is not configured.', 'The administrator of this server sets <code>bigBlueButton.url</code> and <code>bigBlueButton.secret</code> in its configuration (see docs/OPERATIONS.md); or the organization chooses another video call provider in its settings.') };
     }
     if (!ctx.user) return { __reply: page(401, 'Log in to join this call', `Log in to <code>${h(ctx.realm.url)}</code> in this browser, then open the call link again.`) };
-    const meeting = unsign(ctx.params.bigbluebutton);
+    const meeting = unsign(signingKey(ctx.shard), ctx.params.bigbluebutton);
     if (!meeting) return { __reply: page(400, 'Invalid signature.', 'This call link is damaged: open it again from its message.') };
     const base = url.endsWith('/') ? url : `${url}/`;
     let xml: string;

@@ -85,3 +85,27 @@ t.test('GET /calls/bigbluebutton/join with a BigBlueButton server', async (t) =>
   const down = await open(ts.owner);
   t.match(await down.text(), /Error connecting to the BigBlueButton server\./, 'and an unreachable server says so');
 });
+
+/**
+ * A join link is posted in a message and opened later, perhaps after a restart: it is signed
+ * with a key the shard's store keeps, not one that lives as long as the thread.
+ */
+t.test('GET /calls/bigbluebutton/join: a link made before a restart still opens', async (t) => {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dataDir = mkdtempSync(join(tmpdir(), 'stoa-bbb-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  // A BigBlueButton address where nothing listens: a link whose signature holds gets as far as
+  // trying to reach it.
+  const bigBlueButton = { url: 'http://127.0.0.1:9/bigbluebutton/', secret: 's' };
+  const before = await startTestServer(t, { bigBlueButton }, { dataDir });
+  const link = (await before.request('GET', '/calls/bigbluebutton/create', { params: { meeting_name: 'later' } })).body.url as string;
+  const owner = before.owner;
+  await before.close();
+  const after = await startTestServer(t, { bigBlueButton }, { dataDir });
+  const res = await fetch(`http://127.0.0.1:${after.port}${link}`, { headers: { authorization: `Basic ${Buffer.from(`${owner.email}:${owner.apiKey}`).toString('base64')}` } });
+  const text = await res.text();
+  t.notMatch(text, /Invalid signature/, 'the signature still holds');
+  t.match(text, /Error connecting to the BigBlueButton server\./, 'and the link gets as far as calling the server');
+});
