@@ -69,6 +69,8 @@ export interface Reply {
   bytes?: Uint8Array;
   /** A GET /events answer's desk for its queue (events/desk.ts), for the front end, not the client. */
   desk?: Grant;
+  /** Who the request was from, once authenticated: for the access log (front/request-log.ts). */
+  userId?: number;
 }
 
 /** Identity function that gives `params` its type at the definition site. */

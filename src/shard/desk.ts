@@ -34,6 +34,8 @@ export interface DeskTicket {
 interface Parked {
   poll: DeskPoll;
   headers: Record<string, string> | undefined;
+  /** Whose poll it is (the access log's user). */
+  userId: number;
 }
 
 interface Desk {
@@ -81,7 +83,7 @@ export class FrontDesks {
       const decision = this.limiter.take(`${desk.realmId}:${desk.userId}`);
       if (decision.retryAfter > 0) {
         const err = rateLimited(decision.retryAfter);
-        poll.answer({ status: err.status, body: JSON.stringify(err.body()), headers: { ...decision.headers, ...err.headers } });
+        poll.answer({ status: err.status, body: JSON.stringify(err.body()), headers: { ...decision.headers, ...err.headers }, userId: desk.userId });
         return noTicket;
       }
       headers = decision.headers;
@@ -92,7 +94,7 @@ export class FrontDesks {
     desk.parked = null;
     const now = desk.ids.length > 0 || poll.dontBlock || this.draining;
     this.send({ kind: 'deskPoll', queueId: poll.queueId, lastEventId: last, parked: !now });
-    const parked = { poll, headers };
+    const parked: Parked = { poll, headers, userId: desk.userId };
     if (now) {
       this.answer(poll.queueId, parked, desk.ids, desk.heads);
       return noTicket;
@@ -148,7 +150,7 @@ export class FrontDesks {
         const desk = this.desks.get(note.queueId);
         if (!desk) return;
         this.desks.delete(note.queueId);
-        if (desk.parked) desk.parked.poll.answer({ status: note.status, body: note.body, headers: desk.parked.headers });
+        if (desk.parked) desk.parked.poll.answer({ status: note.status, body: note.body, headers: desk.parked.headers, userId: desk.userId });
         return;
       }
       case 'auth':
@@ -184,6 +186,6 @@ export class FrontDesks {
   }
 
   private answer(queueId: string, parked: Parked, ids: number[], heads: string[]): void {
-    parked.poll.answer({ status: 200, body: eventsBody(queueId, ids, heads), headers: parked.headers });
+    parked.poll.answer({ status: 200, body: eventsBody(queueId, ids, heads), headers: parked.headers, userId: parked.userId });
   }
 }

@@ -119,6 +119,11 @@ export class ShardPool {
     return this.link(shard).call(task);
   }
 
+  /** The shards whose threads have started (those holding realms, and any used since). */
+  started(): number[] {
+    return this.pools.flatMap((pool, index) => (pool ? [index] : []));
+  }
+
   private running(): ShardLink[] {
     return this.links.filter((link): link is ShardLink => link !== undefined);
   }
