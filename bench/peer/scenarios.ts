@@ -95,7 +95,10 @@ export async function ejabberdRun(transport: Transport, archive: boolean, second
       }
       await sleep(2);
     }
-    await sleep(1500);
+    // Until every message has reached every member (a loaded server with its archive can be
+    // seconds behind), or for 30 s at the most: what is still missing then is counted.
+    const waitUntil = performance.now() + 30_000;
+    while (lat.count < n && performance.now() < waitUntil) await sleep(50);
     const s = lat.summary();
     return {
       transport,
