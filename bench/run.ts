@@ -8,21 +8,21 @@ import { importSpeed } from './import.js';
 import { fairness, soak } from './reliability.js';
 import { hammer, sleep, startBaseline, type Measured } from './lib/load.js';
 import { OwnServer, readZuliprc, RemoteServer, type SeedSpec, type Target } from './lib/target.js';
-import { fanoutLatency, markRead, parkedPolls, registerLatency, sendWithPollers, topicHistory, type Env, type Outcome, type Sizes } from './scenarios.js';
+import { deliveryCost, fanoutLatency, markRead, parkedPolls, registerLatency, sendWithPollers, topicHistory, type Env, type Outcome, type Sizes } from './scenarios.js';
 import { peerComparison } from './peer/compare.js';
 
 // Five topics, so that the small realm's topics too hold more than the 100 messages P5 reads:
 // P6 compares the same work at two sizes.
 const FULL: Sizes = {
   users: 1000, channels: 10, topics: 5, smallMessages: 10_000, bigMessages: 1_000_000, seconds: 10, connections: 32, extraPolls: 10_000, registers: 200, markRead: 10_000, daySeconds: 20, dayMaxUsers: 6400,
-  soakSeconds: 600, soakQueues: 10_000, soakActive: 200, soakIdle: 200, soakRate: 20, fairSeconds: 10,
+  soakSeconds: 600, soakQueues: 10_000, soakActive: 200, soakIdle: 200, soakRate: 20, fairSeconds: 10, deliveryRounds: 1000,
 };
 const QUICK: Sizes = {
   users: 120, channels: 3, topics: 5, smallMessages: 1500, bigMessages: 6000, seconds: 2, connections: 8, extraPolls: 300, registers: 20, markRead: 1000, daySeconds: 3, dayMaxUsers: 100,
-  soakSeconds: 10, soakQueues: 300, soakActive: 20, soakIdle: 20, soakRate: 10, fairSeconds: 2,
+  soakSeconds: 10, soakQueues: 300, soakActive: 20, soakIdle: 20, soakRate: 10, fairSeconds: 2, deliveryRounds: 50,
 };
 /** Scenarios that run only when asked for (or in a quick run): long, and about endurance. */
-const OPT_IN = new Set(['SOAK', 'FAIR']);
+const OPT_IN = new Set(['SOAK', 'FAIR', 'DELIVERY']);
 
 interface Options {
   url?: string;
@@ -84,6 +84,7 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
     const p5 = await step('P5', () => topicHistory(env));
     await step('P9', () => dayOfChat(env));
     await step('FAIR', () => fairness(env));
+    await step('DELIVERY', () => deliveryCost(env, env.sizes.deliveryRounds));
     await step('SOAK', () => soak(env));
     return { p1, p5 };
   };

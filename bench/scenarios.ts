@@ -23,6 +23,7 @@ export interface Sizes {
   soakIdle: number;
   soakRate: number;
   fairSeconds: number;
+  deliveryRounds: number;
 }
 
 export interface Outcome {
@@ -190,6 +191,53 @@ export async function parkedPolls(env: Env, p1Rps: number): Promise<Outcome> {
     value: `drop ${Math.round(drop * 100)}%, RSS ${rss ?? 'n/a'} MB`,
     pass: drop <= 0.1 && (rss === null || rss <= 300) && again.measured.errors === 0,
     details: { rps: Math.round(again.measured.rps), p1Rps: Math.round(p1Rps), drop: Math.round(drop * 1000) / 1000, rssWithParkedMb: idle?.rssMb ?? null, ...again.details },
+  };
+}
+
+/**
+ * DELIVERY: what one delivery costs end to end, as a fixed amount of work whatever else runs on
+ * the machine: one send to the 50-subscriber channel, waited for until all 50 pollers have it,
+ * `rounds` times (a fifth more first, unmeasured). Reports the server's CPU time per round (1
+ * send, 50 deliveries, 50 polls), which hardly depends on the load, and the round's wall time.
+ */
+export async function deliveryCost(env: Env, rounds: number): Promise<Outcome> {
+  const api = new Api(env.target.url, 64);
+  const senders = env.target.seeded.users.slice(0, 4);
+  const channel = env.target.seeded.channels[0];
+  let want = -1;
+  let got = 0;
+  let wake: () => void = () => undefined;
+  const pollers = await fanoutPollers(env, api, (event) => {
+    if (Number(/^d (\d+)$/.exec(event.message?.content ?? '')?.[1]) === want && ++got === pollers.length) wake();
+  });
+  const lat = new Latencies();
+  const round = async (n: number) => {
+    want = n;
+    got = 0;
+    const done = new Promise<void>((resolve) => (wake = resolve));
+    const t0 = performance.now();
+    const sent = await api.call(senders[n % senders.length], 'POST', '/messages', { type: 'stream', to: channel.id, topic: 'delivery', content: `d ${n}` });
+    if (sent.status !== 200) throw new Error(`POST /messages: ${sent.status} ${JSON.stringify(sent.body).slice(0, 200)}`);
+    await done;
+    return performance.now() - t0;
+  };
+  const warmup = Math.round(rounds / 5);
+  for (let n = 0; n < warmup; n++) await round(n);
+  const from = await env.target.cpuTime();
+  for (let n = warmup; n < warmup + rounds; n++) lat.add(await round(n));
+  const to = await env.target.cpuTime();
+  await Promise.all(pollers.map((p) => p.stop()));
+  await api.close();
+  const s = lat.summary();
+  const r = (x: number) => Math.round(x * 1000) / 1000;
+  const cpu = from && to ? { msPerRound: r((to.totalMs - from.totalMs) / rounds), mainMsPerRound: r((to.mainMs - from.mainMs) / rounds), otherMsPerRound: r((to.totalMs - to.mainMs - from.totalMs + from.mainMs) / rounds) } : null;
+  return {
+    id: 'DELIVERY',
+    title: `one send to 50 pollers, waited for, ${rounds} times`,
+    target: 'reported: server CPU per round',
+    value: `${cpu ? `${cpu.msPerRound} ms CPU/round (main ${cpu.mainMsPerRound}), ` : ''}round p50 ${s.p50} ms, p99 ${s.p99} ms`,
+    pass: null,
+    details: { rounds, ...s, ...cpu },
   };
 }
 

@@ -32,6 +32,8 @@ t.test('bench --quick runs every scenario and writes its report', async (t) => {
   t.equal(byId.P5.details.errors, 0, 'P5: every history read succeeded');
   t.ok(byId.P8.details.marked >= 1000, 'P8: the messages were marked read');
   t.equal(byId.P9.details.steps[0].errors, 0, 'P9: the first step ran without errors');
+  t.equal(byId.DELIVERY?.details.count, 50, 'DELIVERY: every round reached all 50 pollers');
+  t.ok(byId.DELIVERY?.details.msPerRound > 0, "DELIVERY: the server's CPU per round was read");
   t.ok(typeof byId.P4.details.rssMb === 'number' && byId.P4.details.rssMb > 0, 'P4: the server RSS was read');
   t.match(stdout, /baseline \(bare Koa\): \d+ req\/s/, 'the table is printed');
   for (const r of report.results) t.ok(r.pass === null || typeof r.pass === 'boolean', `${r.id} has a verdict`);
