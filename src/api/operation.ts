@@ -21,6 +21,25 @@ export type AuthMode =
   | 'webhook';
 
 
+/**
+ * A browser's request (the web app's /json/ routes, its pages, upload links): the session
+ * cookie as sent, the CSRF token of the X-CSRFToken header, whether the method writes, and the
+ * Origin when it names another site (front/session.ts).
+ */
+export interface BrowserRequest {
+  cookie?: string;
+  csrfToken?: string;
+  write: boolean;
+  crossOrigin?: string;
+}
+
+/** The session a request was authenticated by (api/sessions/auth.ts). */
+export interface SessionRef {
+  userId: number;
+  secret: string;
+  csrf: string;
+}
+
 export interface OpContext<P> {
   shard: Shard;
   realm: RealmState;
@@ -30,6 +49,10 @@ export interface OpContext<P> {
   userAgent: string;
   remoteAddr: string;
   requestId: string;
+  /** Set for a browser's request. */
+  browser?: BrowserRequest;
+  /** The session that authenticated the request, when a cookie did. */
+  session?: SessionRef;
 }
 
 export interface Operation<P = Record<string, unknown>> {
@@ -59,6 +82,8 @@ export interface Reply {
   file?: { path: string; contentType: string };
   /** Sent instead of `body`: bytes read from the store (a custom emoji's image). */
   bytes?: Uint8Array;
+  /** Set-Cookie lines (a login or a logout: api/sessions/cookies.ts). */
+  cookies?: string[];
 }
 
 /** Identity function that gives `params` its type at the definition site. */

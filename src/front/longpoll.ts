@@ -8,8 +8,11 @@ import type { ShardPool } from '../shard/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
 import { lastValues, withoutInternal } from './body.js';
 import type { AddressLimit } from './guard.js';
+import { browserRequest } from './session.js';
 
 const PATH = '/api/v1/events';
+// The web app polls the /json/ twin with its session cookie (front/session.ts).
+const JSON_PATH = '/json/events';
 
 /**
  * GET /api/v1/events, answered without Koa. A server holds one parked long-poll per connected
@@ -25,13 +28,14 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
     if (req.method !== 'GET') return false;
     const url = req.url ?? '';
     const q = url.indexOf('?');
-    if ((q < 0 ? url : url.slice(0, q)) !== PATH) return false;
+    const path = q < 0 ? url : url.slice(0, q);
+    if (path !== PATH && path !== JSON_PATH) return false;
     if (req.headers['transfer-encoding'] || (req.headers['content-length'] && req.headers['content-length'] !== '0')) return false;
-    void poll(req, res, q < 0 ? '' : url.slice(q + 1));
+    void poll(req, res, q < 0 ? '' : url.slice(q + 1), path === JSON_PATH);
     return true;
   };
 
-  async function poll(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
+  async function poll(req: IncomingMessage, res: ServerResponse, query: string, json: boolean): Promise<void> {
     let limitHeaders: Record<string, string> | undefined;
     try {
       limitHeaders = limitAddress(req);
@@ -46,7 +50,8 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
         kind: 'request',
         op: 'events.get',
         realmId: realm.id,
-        authorization: req.headers.authorization || undefined,
+        authorization: json ? undefined : req.headers.authorization || undefined,
+        ...(json ? { browser: browserRequest('GET', req.headers) } : {}),
         params: withoutInternal(lastValues(parseQuery(query))),
         pathParams: {},
         userAgent: req.headers['user-agent'] ?? '',

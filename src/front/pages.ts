@@ -6,6 +6,7 @@ import { pageRoutes } from '../routes.js';
 import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
+import { browserRequest } from './session.js';
 
 /**
  * Pages for people outside /api/v1 (src/routes.ts `pageRoutes`: the invitation sign-up page,
@@ -21,6 +22,14 @@ function errorPage(status: number, title: string): Reply {
 }
 
 function sendPage(ctx: Context, reply: Reply): void {
+  if (reply.cookies) ctx.set('set-cookie', reply.cookies);
+  // A redirect (a login, a logout): its Location and nothing else.
+  if (reply.status >= 300 && reply.status < 400) {
+    ctx.status = reply.status;
+    ctx.set(reply.headers ?? {});
+    ctx.body = '';
+    return;
+  }
   // A file the shard found for the path (a data export's archive): streamed from disk.
   if (reply.file) {
     ctx.status = reply.status;
@@ -68,6 +77,7 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
           pathParams: (ctx as unknown as { params: Record<string, string> }).params,
           userAgent: ctx.get('user-agent'),
           remoteAddr: ctx.ip,
+          browser: browserRequest(ctx.method, ctx.headers),
         });
         sendPage(ctx, reply);
       },

@@ -68,6 +68,8 @@ import type { MessageIds } from './message-ids.js';
  *                                                          messages and reminders)
  *   exports     [realmId, exportId]                      -> RealmExportRecord  data exports; the
  *                                                          archives are files (api/exports/)
+ *   sessions    [realmId, userId, sha256(token)]         -> SessionRecord  the web app's browser
+ *                                                          sessions (store/sessions.ts)
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -123,6 +125,7 @@ export interface ShardStore {
   navigationViews: Database;
   exports: Database;
   scheduled: Database;
+  sessions: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -188,6 +191,7 @@ export function openShardStore(dataDir: string, shard: number, readOnly = false)
     navigationViews: db('navigationViews'),
     scheduled: db('scheduled'),
     exports: db('exports'),
+    sessions: db('sessions'),
   };
 }
 
