@@ -34,6 +34,8 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.svg': 'image/svg+xml',
   '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+  '.ttf': 'font/ttf',
   '.json': 'application/json',
   '.map': 'application/json',
 };
@@ -102,10 +104,10 @@ function serve(ctx: Context, asset: Asset, headers: Record<string, string> = {})
     ctx.status = 304;
     return;
   }
-  const enc = ctx.acceptsEncodings('br', 'gzip', 'identity');
-  const body = enc === 'br' && asset.br ? asset.br : enc === 'gzip' && asset.gz ? asset.gz : null;
-  if (body) ctx.set('Content-Encoding', enc as string);
-  ctx.body = body ?? asset.raw;
+  // Brotli whenever it is accepted at all (it is smaller), whatever order the header lists.
+  const enc = asset.br && ctx.acceptsEncodings('br') === 'br' ? 'br' : asset.gz && ctx.acceptsEncodings('gzip') === 'gzip' ? 'gzip' : null;
+  if (enc) ctx.set('Content-Encoding', enc);
+  ctx.body = enc === 'br' ? asset.br : enc === 'gzip' ? asset.gz : asset.raw;
 }
 
 const NOT_BUILT = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Stoa</title></head><body><h1>The web app is not built</h1><p>Run <code>npm run build</code> and restart the server.</p></body></html>\n`;

@@ -22,6 +22,14 @@ export interface LoginForm {
   error?: { kind: 'invalid' | 'deactivatedUser' | 'rateLimited'; message: string };
 }
 
+/**
+ * The frame's `no-referrer` makes a browser send `Origin: null` with the form, which the origin
+ * check (api/sessions/auth.ts) must refuse; the login and logout forms post to this site only.
+ */
+function withOrigin(reply: Reply, headers: Record<string, string> = {}): Reply {
+  return { ...reply, headers: { ...reply.headers, 'referrer-policy': 'same-origin', ...headers } };
+}
+
 export function redirect(location: string, cookies?: string[]): Reply {
   return { status: 302, body: '', headers: { location, 'cache-control': 'no-store' }, ...(cookies ? { cookies } : {}) };
 }
@@ -50,8 +58,7 @@ ${next !== '/' ? `<input type="hidden" name="next" value="${h(next)}">` : ''}
 </form>
 <p><a href="/accounts/password/reset/">Forgot your password?</a></p>
 <p class="muted">New to ${org}? <a href="/accounts/home/">How to join</a></p>`;
-  const reply = page(form.error ? STATUS[form.error.kind] : 200, `Log in to ${realm.realm.name}`, body);
-  return { ...reply, headers: { ...reply.headers, ...headers } };
+  return withOrigin(page(form.error ? STATUS[form.error.kind] : 200, `Log in to ${realm.realm.name}`, body), headers);
 }
 
 /** The page of a deactivated organization, in place of the login form. */
@@ -68,7 +75,7 @@ export function logoutPage(realm: RealmState, email: string, csrf: string): Repl
 <button id="logout" type="submit">Log out</button>
 </form>
 <p><a href="/">Back to ${h(realm.realm.name)}</a></p>`;
-  return page(200, 'Log out', body);
+  return withOrigin(page(200, 'Log out', body));
 }
 
 /** The reference's 4xx page for a CSRF failure, for forms posted without their token. */
