@@ -119,7 +119,8 @@ export function Compose({ store, narrow }: { store: Store; narrow: Narrow }) {
     const content = compose.content;
     try {
       if (at) await call('POST', '/scheduled_messages', { ...t.params, to: t.params.type === 'stream' ? t.params.to : t.params.to, content, scheduled_delivery_timestamp: at });
-      else await call('POST', '/messages', { ...t.params, content });
+      // Read by its sender, as the reference's web app's messages are (its client is "website").
+      else await call('POST', '/messages', { ...t.params, content, read_by_sender: true });
       if (compose.content === content) compose.content = '';
       setError(null);
       setPreview(null);

@@ -16,7 +16,10 @@ let table: Promise<[string, string][]> | null = null;
 
 /** name -> code for every server emoji name, aliases included, fetched once. */
 export function emojiNames(store: Store): Promise<[string, string][]> {
-  table ??= fetch(store.snapshot.server_emoji_data_url ?? '/static/generated/emoji/emoji_api.json', { credentials: 'same-origin' })
+  // Its path on this site: the URL names the server's external host, which may not be the one
+  // this page was opened at.
+  const url = new URL(store.snapshot.server_emoji_data_url ?? '/static/generated/emoji/emoji_api.json', location.href);
+  table ??= fetch(url.pathname, { credentials: 'same-origin' })
     .then((r) => r.json())
     .then((data: { code_to_names: Record<string, string[]> }) => Object.entries(data.code_to_names).flatMap(([code, names]) => names.map((n) => [n, code] as [string, string])));
   return table;
