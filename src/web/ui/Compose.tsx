@@ -228,7 +228,6 @@ export function Compose({ store, narrow }: { store: Store; narrow: Narrow }) {
           aria-autocomplete="list"
           aria-controls={typeahead.open ? 'compose-typeahead' : undefined}
           aria-activedescendant={typeahead.activeId}
-          aria-expanded={typeahead.open}
           onInput={(e) => {
             const el = e.target as HTMLTextAreaElement;
             compose.content = el.value;

@@ -11,7 +11,8 @@ import { dmTitle, formatDay, hashOf } from './util.js';
 /**
  * The message feed of a view: messages grouped under recipient bars, opened at the first
  * unread, older ones fetched by anchor when scrolled to the top, and marked read as they are
- * seen (on screen while the window has focus). Arrow keys move between messages.
+ * seen (on screen while the window has focus). Arrow keys move between messages. It is an
+ * ARIA log, as chat transcripts are: a screen reader announces new messages as they arrive.
  */
 export function Feed({ store, list }: { store: Store; list: MessageList }) {
   const scroller = useRef<HTMLDivElement>(null);
@@ -79,7 +80,7 @@ export function Feed({ store, list }: { store: Store; list: MessageList }) {
   }
 
   return (
-    <div class="feed" ref={scroller} onScroll={onScroll} onKeyDown={onKey} role="feed" aria-busy={list.loading} aria-labelledby="view-title" data-testid="feed">
+    <div class="feed" ref={scroller} onScroll={onScroll} onKeyDown={onKey} role="log" aria-busy={list.loading} aria-labelledby="view-title" data-testid="feed">
       {list.foundOldest && messages.length > 0 && <p class="start">This is the beginning of the conversation.</p>}
       {list.loading && messages.length === 0 && <p class="loading" role="status">Loading messages…</p>}
       {!list.loading && messages.length === 0 && !list.error && <p class="empty">No messages here yet.</p>}
