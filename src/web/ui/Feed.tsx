@@ -4,7 +4,7 @@ import type { MessageList } from '../store/message-list.js';
 import { conversationKey, Narrow } from '../store/narrow.js';
 import type { Store } from '../store/store.js';
 import type { Message } from '../types.js';
-import { lazyStyles } from './lazy-css.js';
+import { drawEmoji, lazyStyles } from './lazy-css.js';
 import { MessageView } from './MessageView.js';
 import { dmTitle, formatDay, hashOf } from './util.js';
 
@@ -43,6 +43,7 @@ export function Feed({ store, list }: { store: Store; list: MessageList }) {
       heightBefore.current = null;
     } else if (atBottom.current && placed.current === list) el.scrollTop = el.scrollHeight;
     lazyStyles(el);
+    drawEmoji(el);
   });
 
   const onScroll = () => {

@@ -35,7 +35,7 @@ export function MessageView(props: { store: Store; list: MessageList; msg: Messa
 
   return (
     <article class={`message${props.continued ? ' continued' : ''}${unread ? ' unread' : ''}${props.selected ? ' selected' : ''}`} data-message-id={msg.id} tabIndex={props.selected ? 0 : -1} aria-labelledby={nameId} onFocus={props.onSelect} onClick={props.onSelect} onKeyDown={onKey}>
-      {!props.continued && <img class="avatar" src={msg.avatar_url ?? '/static/images/unknown-user-avatar.png'} alt="" width={36} height={36} loading="lazy" />}
+      {!props.continued && <Avatar url={msg.avatar_url} name={msg.sender_full_name} />}
       <div class="body">
         <div class={props.continued ? 'head visually-hidden' : 'head'}>
           <span class="sender" id={nameId}>
@@ -122,6 +122,18 @@ export function MessageView(props: { store: Store; list: MessageList; msg: Messa
       )}
     </article>
   );
+}
+
+/** The sender's picture, or their initial when it cannot be loaded (a gravatar offline). */
+function Avatar({ url, name }: { url: string | null; name: string }) {
+  const [failed, setFailed] = useState(!url);
+  if (failed)
+    return (
+      <span class="avatar initial" aria-hidden="true">
+        {name.slice(0, 1).toUpperCase()}
+      </span>
+    );
+  return <img class="avatar" src={url!} alt="" width={36} height={36} loading="lazy" onError={() => setFailed(true)} />;
 }
 
 function msgNarrow(store: Store, msg: Message): Narrow {

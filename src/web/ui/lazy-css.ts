@@ -20,3 +20,21 @@ export function lazyStyles(root: ParentNode): void {
   if (!loaded.has(__LAZY_CSS__.katex) && root.querySelector('.katex')) load(__LAZY_CSS__.katex);
   if (!loaded.has(__LAZY_CSS__.highlight) && root.querySelector('.codehilite')) load(__LAZY_CSS__.highlight);
 }
+
+/**
+ * The server writes a Unicode emoji as `<span class="emoji emoji-1f44b">:wave:</span>` for
+ * clients to draw (the reference's web app uses an image sprite). Here the character itself is
+ * drawn by the system's emoji font: no sprite to download.
+ */
+export function drawEmoji(root: ParentNode): void {
+  for (const span of root.querySelectorAll<HTMLElement>('span.emoji:not([data-drawn])')) {
+    const code = /(?:^|\s)emoji-([0-9a-f-]+)(?:\s|$)/.exec(span.className)?.[1];
+    span.dataset.drawn = '';
+    if (!code) continue;
+    try {
+      span.textContent = String.fromCodePoint(...code.split('-').map((c) => parseInt(c, 16)));
+    } catch {
+      // Not a code point sequence: keep the name.
+    }
+  }
+}
