@@ -54,7 +54,7 @@ export function dmTitle(store: Store, ids: readonly number[]): string {
 export function narrowTitle(store: Store, narrow: Narrow): string {
   if (narrow.terms.length === 0) return 'All messages';
   const sid = narrow.streamId;
-  if (sid !== undefined && narrow.topic !== undefined) return `#${store.streamName(sid)} > ${narrow.topic || store.realm.empty_topic_display_name || 'general chat'}`;
+  if (sid !== undefined && narrow.topic !== undefined) return `#${store.streamName(sid)} › ${narrow.topic || store.realm.empty_topic_display_name || 'general chat'}`;
   if (sid !== undefined && narrow.terms.length === 1) return `#${store.streamName(sid)}`;
   const dm = narrow.dmIds;
   if (dm && narrow.terms.length === 1) return dmTitle(store, dm);
