@@ -9,9 +9,13 @@ import { browse, logIn } from '../helpers/browser-http.js';
  * twin; the page forbids inline script and framing. (`npm run build` makes dist/web.)
  */
 t.test('web app assets', async (t) => {
-  const ts = await startTestServer(t);
+  // Served over https (by a proxy in front): the cookies are Secure and __Host- prefixed.
+  const ts = await startTestServer(t, { scheme: 'https' });
   await createUser(ts, 'alice@example.com', 'Alice', 'alice-password-1');
   const jar = await logIn(ts, 'alice@example.com', 'alice-password-1');
+  t.same([...jar.cookies.keys()].sort(), ['__Host-csrftoken', '__Host-sessionid'], 'over https the cookies are __Host- prefixed');
+  const login = await browse(ts, 'POST', '/login/', { form: { username: 'alice@example.com', password: 'alice-password-1' } });
+  t.ok(login.setCookies.every((c) => /; Secure/.test(c) && /; Path=\//.test(c)), 'and Secure, for the whole site');
 
   const page = await browse(ts, 'GET', '/', { jar });
   t.equal(page.status, 200, '/ with a session: the app');

@@ -81,6 +81,8 @@ t.test('two people chatting in the web app', { skip: browserMissing }, async (t)
     await b.page.click('#compose-send');
     await a.page.waitForFunction(() => [...document.querySelectorAll('.dms a')].some((el) => el.textContent?.includes('Bob Builder') && el.querySelector('.count')?.textContent === '1'));
     t.pass('Alice sees the DM conversation with one unread');
+    const dot = await a.page.locator('.dms a:has-text("Bob Builder") .presence').getAttribute('aria-label');
+    t.ok(dot === 'active' || dot === 'idle', `Bob's presence dot says he is here (${dot})`);
     await a.page.click('.dms a:has-text("Bob Builder")');
     await messageWith(a.page, 'are you there');
     t.equal(await a.page.inputValue('#compose-to'), 'bob@example.com', 'the compose box answers Bob');

@@ -1,23 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+
+export { freePort } from '../startup/spawn.js';
 
 /**
  * The server as `npm start` runs it (`node dist/src/main.js`, after the build), in a process of
  * its own: what a newcomer starts, and what a test can kill with SIGKILL.
  */
 const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Spawned {
   proc: ChildProcess;

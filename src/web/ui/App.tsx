@@ -37,6 +37,25 @@ export function App({ conn, store }: { conn: Connection; store: Store }) {
     store.onMessage = (msg) => notifyOnMessage(store, msg);
   }, [conn, store]);
   useEffect(() => installShortcuts({ store, search: () => search.current?.focus() }), [store]);
+  // Presence, as the reference's web app reports it: every minute, active while the window has
+  // focus. Others' presence comes back as events.
+  useEffect(() => {
+    let input = true;
+    const mark = () => void (input = true);
+    const report = () => {
+      void call('POST', '/users/me/presence', { status: document.hasFocus() ? 'active' : 'idle', new_user_input: input, slim_presence: true }).catch(() => undefined);
+      input = false;
+    };
+    report();
+    const timer = setInterval(report, 60_000);
+    document.addEventListener('keydown', mark);
+    document.addEventListener('pointerdown', mark);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener('keydown', mark);
+      document.removeEventListener('pointerdown', mark);
+    };
+  }, []);
 
   // The open view's message list lives in the store, so events reach it.
   const narrow = route.kind === 'narrow' ? route.narrow : null;
@@ -59,8 +78,16 @@ export function App({ conn, store }: { conn: Connection; store: Store }) {
     document.title = `${narrow ? narrowTitle(store, narrow) : route.kind === 'recent' ? 'Recent conversations' : 'Settings'} - ${store.realm.name}`;
   }, [list, route]);
 
+  // The theme: the setting (1 automatic, 2 dark, 3 light), "automatic" following the system's.
   useEffect(() => {
-    document.documentElement.dataset.theme = store.settings.color_scheme === 3 ? 'light' : store.settings.color_scheme === 2 ? 'dark' : 'auto';
+    const system = matchMedia('(prefers-color-scheme: dark)');
+    const apply = () => {
+      const scheme = store.settings.color_scheme;
+      document.documentElement.dataset.theme = scheme === 2 || (scheme !== 3 && system.matches) ? 'dark' : 'light';
+    };
+    apply();
+    system.addEventListener('change', apply);
+    return () => system.removeEventListener('change', apply);
   }, [store.settings.color_scheme]);
 
   const onSearch = (e: Event) => {

@@ -81,7 +81,7 @@ export function Feed({ store, list }: { store: Store; list: MessageList }) {
   }
 
   return (
-    <div class="feed" ref={scroller} onScroll={onScroll} onKeyDown={onKey} role="log" aria-busy={list.loading} aria-labelledby="view-title" data-testid="feed">
+    <div class="feed" ref={scroller} onScroll={onScroll} onKeyDown={onKey} onClick={toggleSpoiler} role="log" aria-busy={list.loading} aria-labelledby="view-title" data-testid="feed">
       {list.foundOldest && messages.length > 0 && <p class="start">This is the beginning of the conversation.</p>}
       {list.loading && messages.length === 0 && <p class="loading" role="status">Loading messages…</p>}
       {!list.loading && messages.length === 0 && !list.error && <p class="empty">No messages here yet.</p>}
@@ -93,6 +93,12 @@ export function Feed({ store, list }: { store: Store; list: MessageList }) {
       {rows}
     </div>
   );
+}
+
+/** A spoiler's header opens and closes its content (the server renders both, the content hidden by CSS). */
+function toggleSpoiler(e: MouseEvent): void {
+  const header = (e.target as HTMLElement).closest('.spoiler-header');
+  header?.closest('.spoiler-block')?.classList.toggle('open');
 }
 
 function RecipientBar({ store, msg, day }: { store: Store; msg: Message; day: string }) {

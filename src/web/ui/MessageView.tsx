@@ -18,7 +18,13 @@ export function MessageView(props: { store: Store; list: MessageList; msg: Messa
   const [menu, setMenu] = useState(false);
   const [editing, setEditing] = useState<null | 'content' | 'move'>(null);
   const [error, setError] = useState<string | null>(null);
+  const [revealed, setRevealed] = useState(false);
   const mine = msg.sender_id === store.selfId;
+  const hidden = store.mutedUsers.has(msg.sender_id) && !revealed;
+  // The organization's editing rules, as /register states them; the server checks them again.
+  const limit = store.realm.message_content_edit_limit_seconds;
+  const editable = mine && store.realm.allow_message_editing !== false && (!limit || Date.now() / 1000 - msg.timestamp < limit);
+  const topicMuted = msg.type === 'stream' && store.isTopicMuted(msg.stream_id!, msg.subject);
   const starred = msg.flags.includes('starred');
   const unread = !msg.flags.includes('read');
   const run = (p: Promise<unknown>) => p.then(() => setError(null), (err) => setError(err instanceof ApiError ? err.message : String(err)));
@@ -51,7 +57,14 @@ export function MessageView(props: { store: Store; list: MessageList; msg: Messa
             </span>
           )}
         </div>
-        {editing ? (
+        {hidden ? (
+          <p class="muted-message">
+            A message from someone you muted.{' '}
+            <button type="button" onClick={() => setRevealed(true)}>
+              Show
+            </button>
+          </p>
+        ) : editing ? (
           <EditForm store={store} msg={msg} mode={editing} onDone={() => setEditing(null)} />
         ) : (
           <div class="content rendered" dangerouslySetInnerHTML={{ __html: msg.match_content ?? msg.content }} />
@@ -70,7 +83,7 @@ export function MessageView(props: { store: Store; list: MessageList; msg: Messa
         <button type="button" aria-label="Quote and reply" onClick={() => run(quoteAndReply(store, msg))}>
           ❝
         </button>
-        {mine && (
+        {editable && (
           <button type="button" aria-label="Edit message" onClick={() => setEditing('content')}>
             ✎
           </button>
@@ -97,6 +110,13 @@ export function MessageView(props: { store: Store; list: MessageList; msg: Messa
               <li role="none">
                 <button role="menuitem" type="button" onClick={() => setEditing('move')}>
                   Move messages
+                </button>
+              </li>
+            )}
+            {msg.type === 'stream' && (
+              <li role="none">
+                <button role="menuitem" type="button" onClick={() => run(call('POST', '/user_topics', { stream_id: msg.stream_id, topic: msg.subject, visibility_policy: topicMuted ? 0 : 1 }))}>
+                  {topicMuted ? 'Unmute topic' : 'Mute topic'}
                 </button>
               </li>
             )}

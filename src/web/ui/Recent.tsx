@@ -8,15 +8,16 @@ import { dmTitle, hashOf } from './util.js';
  * Recent conversations: every topic and DM conversation by its newest message. The list comes
  * from the store's conversations, which the newest messages seed once and events keep.
  */
-let seeded = false;
+// Per store: a re-register starts a new store, whose conversations are seeded again.
+const seeded = new WeakSet<Store>();
 
 export function Recent({ store }: { store: Store }) {
-  const [loading, setLoading] = useState(!seeded);
+  const [loading, setLoading] = useState(!seeded.has(store));
   useEffect(() => {
-    if (seeded) return;
+    if (seeded.has(store)) return;
     call('GET', '/messages', { anchor: 'newest', num_before: 400, num_after: 0, narrow: [], apply_markdown: false, client_gravatar: true }).then(
       (r) => {
-        seeded = true;
+        seeded.add(store);
         store.noteMessages(r.messages);
         setLoading(false);
         store.changed();
