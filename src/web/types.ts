@@ -15,6 +15,13 @@ export interface DisplayRecipient {
   full_name: string;
 }
 
+export interface Submessage {
+  id: number;
+  msg_type: string;
+  content: string;
+  sender_id: number;
+}
+
 export interface Message {
   id: number;
   sender_id: number;
@@ -32,6 +39,7 @@ export interface Message {
   last_edit_timestamp?: number;
   match_content?: string;
   match_subject?: string;
+  submessages?: Submessage[];
 }
 
 export interface User {

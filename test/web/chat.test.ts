@@ -88,13 +88,30 @@ t.test('two people chatting in the web app', { skip: browserMissing }, async (t)
     t.equal(await a.page.inputValue('#compose-to'), 'bob@example.com', 'the compose box answers Bob');
   });
 
+  t.test('a poll and a to-do list, used by both', async (t) => {
+    await ts.as(alice)('POST', '/messages', { params: { type: 'stream', to: 'general', topic: 'plans', content: '/poll Where to eat?\nPizza\nSushi' } });
+    await ts.as(alice)('POST', '/messages', { params: { type: 'stream', to: 'general', topic: 'plans', content: '/todo Before Friday\nBook a table: for six' } });
+    await a.page.goto(`${base}/#narrow/channel/1-general/topic/plans`);
+    await b.page.goto(`${base}/#narrow/channel/1-general/topic/plans`);
+    await b.page.click('.poll button[aria-label^="Vote for Pizza"]');
+    await a.page.waitForSelector('.poll li:has-text("Pizza") small:has-text("Bob Builder")');
+    t.equal(await a.page.locator('.poll li:has-text("Pizza") button').textContent(), '1', 'Alice sees Bob’s vote');
+    await a.page.fill('.poll input[aria-label="New option"]', 'Tacos');
+    await a.page.click('.poll button:has-text("Add option")');
+    await b.page.waitForSelector('.poll li:has-text("Tacos")');
+    t.pass('Bob sees the option Alice added');
+    await b.page.click('.todo label:has-text("Book a table") input');
+    await a.page.waitForSelector('.todo .done:has-text("Book a table")');
+    t.pass('a task Bob ticks is done for Alice');
+  });
+
   t.test('search with the narrow syntax highlights the matches', async (t) => {
     await ts.as(bob)('POST', '/messages', { params: { type: 'stream', to: 'general', topic: 'menu', content: 'The pizza place is closed today' } });
-    await a.page.fill('#search', 'channel:general pizza');
+    await a.page.fill('#search', 'channel:general closed');
     await a.page.press('#search', 'Enter');
     await a.page.waitForSelector('.feed .highlight');
-    t.equal(await a.page.locator('.feed .highlight').first().textContent(), 'pizza', 'the matched word is highlighted');
-    t.match(decodeURIComponent(a.page.url()), /#narrow\/channel\/1-general\/search\/pizza/, 'the search has a URL');
+    t.equal(await a.page.locator('.feed .highlight').first().textContent(), 'closed', 'the matched word is highlighted');
+    t.match(decodeURIComponent(a.page.url()), /#narrow\/channel\/1-general\/search\/closed/, 'the search has a URL');
     t.equal(await a.page.locator('article.message').count(), 1, 'only the match is shown');
   });
 

@@ -160,6 +160,13 @@ export class MessageList {
     if (flag === 'starred' && !add && this.narrow.term('is')?.operand === 'starred') this.remove(set.map((m) => m.id));
   }
 
+  /** A widget's vote, option or task (ui/Widgets.tsx folds them). */
+  submessage(ev: ServerEvent): void {
+    const m = this.byId.get(ev.message_id);
+    if (!m || m.submessages?.some((s) => s.id === ev.submessage_id)) return;
+    m.submessages = [...(m.submessages ?? []), { id: ev.submessage_id, msg_type: ev.msg_type, content: ev.content, sender_id: ev.sender_id }];
+  }
+
   reaction(ev: ServerEvent): void {
     const m = this.byId.get(ev.message_id);
     if (!m) return;

@@ -180,6 +180,9 @@ export class Store {
       case 'reaction':
         this.list?.reaction(ev);
         break;
+      case 'submessage':
+        this.list?.submessage(ev);
+        break;
       case 'update_message_flags':
         this.flags(ev);
         break;

@@ -6,6 +6,7 @@ import type { Store } from '../store/store.js';
 import type { Message, Reaction } from '../types.js';
 import { quoteAndReply, replyTo } from './Compose.js';
 import { EmojiPicker } from './EmojiPicker.js';
+import { Widget, widgetOf } from './Widgets.js';
 import { emojiChar, formatTime, hashOf } from './util.js';
 
 /**
@@ -66,6 +67,8 @@ export function MessageView(props: { store: Store; list: MessageList; msg: Messa
           </p>
         ) : editing ? (
           <EditForm store={store} msg={msg} mode={editing} onDone={() => setEditing(null)} />
+        ) : widgetOf(msg) ? (
+          <Widget store={store} msg={msg} />
         ) : (
           <div class="content rendered" dangerouslySetInnerHTML={{ __html: msg.match_content ?? msg.content }} />
         )}
