@@ -70,27 +70,26 @@ export class MessageList {
   }
 
   /** Older messages, before the oldest shown (scrolling up). */
-  async older(): Promise<void> {
-    if (this.loading || this.foundOldest || this.messages.length === 0) return;
-    this.loading = true;
-    try {
-      const res = await this.query(this.messages[0].id, 50, 0, false);
-      this.merge(res.messages);
-      this.foundOldest = res.found_oldest;
-    } finally {
-      this.loading = false;
-      this.changed();
-    }
+  older(): Promise<void> {
+    return this.extend('older');
   }
 
   /** Newer messages, after the newest shown (a view opened far back). */
-  async newer(): Promise<void> {
-    if (this.loading || this.foundNewest || this.messages.length === 0) return;
+  newer(): Promise<void> {
+    return this.extend('newer');
+  }
+
+  /** One more page, by the anchor at that end of what is shown. */
+  private async extend(way: 'older' | 'newer'): Promise<void> {
+    const done = way === 'older' ? this.foundOldest : this.foundNewest;
+    if (this.loading || done || this.messages.length === 0) return;
     this.loading = true;
     try {
-      const res = await this.query(this.messages[this.messages.length - 1].id, 0, 100, false);
+      const anchor = way === 'older' ? this.messages[0].id : this.messages[this.messages.length - 1].id;
+      const res = await this.query(anchor, way === 'older' ? 50 : 0, way === 'newer' ? 100 : 0, false);
       this.merge(res.messages);
-      this.foundNewest = res.found_newest;
+      if (way === 'older') this.foundOldest = res.found_oldest;
+      else this.foundNewest = res.found_newest;
     } finally {
       this.loading = false;
       this.changed();
