@@ -77,6 +77,18 @@ t.test('message actions and the compose box', { skip: browserMissing }, async (t
     t.same(await draft(), [], 'sending removes the draft');
   });
 
+  t.test('a user group created meanwhile completes too', async (t) => {
+    const made = await ts.request('POST', '/user_groups/create', { params: { name: 'designers', description: 'The design team', members: [alice.userId] } });
+    t.equal(made.status, 200, 'the owner creates a group');
+    await page.fill('#compose-box', '');
+    await page.click('#compose-box');
+    await page.keyboard.type('Ping @desig');
+    await page.waitForSelector('#compose-typeahead [role=option]:has-text("designers")', { timeout: 30_000 });
+    await page.keyboard.press('Enter');
+    t.equal(await page.inputValue('#compose-box'), 'Ping @*designers* ', 'the group mention, learned from its event');
+    await page.fill('#compose-box', '');
+  });
+
   t.test('a scheduled send', async (t) => {
     await page.fill('#compose-box', 'Reminder for tomorrow');
     await page.click('button:has-text("Schedule")');

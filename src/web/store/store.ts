@@ -39,6 +39,8 @@ export class Store {
   readonly topics = new Map<number, Map<string, { name: string; maxId: number }>>();
   /** Conversations by newest message, for the DM list and recent conversations. */
   readonly conversations = new Map<string, Conversation>();
+  /** User groups (mentionable as `@*name*`), kept by user_group events. */
+  readonly groups = new Map<number, { id: number; name: string; description: string; is_system_group: boolean; deactivated?: boolean }>();
   drafts: Draft[] = [];
   scheduled: any[] = [];
   /** The open view's message list; events reach it through here. */
@@ -69,6 +71,7 @@ export class Store {
       const key = `d:${ids.join(',')}`;
       this.conversations.set(key, { key, maxId: c.max_message_id, dmIds: ids });
     }
+    for (const g of s.realm_user_groups ?? []) this.groups.set(g.id, g);
     this.drafts = s.drafts ?? [];
     this.scheduled = s.scheduled_messages ?? [];
   }
@@ -242,6 +245,14 @@ export class Store {
       case 'muted_users':
         this.mutedUsers.clear();
         for (const m of ev.muted_users) this.mutedUsers.add(m.id);
+        break;
+      case 'user_group':
+        if (ev.op === 'add') this.groups.set(ev.group.id, ev.group);
+        if (ev.op === 'update') {
+          const g = this.groups.get(ev.group_id);
+          if (g) Object.assign(g, ev.data);
+        }
+        if (ev.op === 'remove') this.groups.delete(ev.group_id);
         break;
       case 'realm_emoji':
         this.realmEmoji.clear();

@@ -4,7 +4,7 @@ import { emojiNames, matchEmoji } from './EmojiPicker.js';
 import { emojiChar } from './util.js';
 
 /**
- * Typeahead for the message box: `@` people (written `@**Full Name**`), `#` channels
+ * Typeahead for the message box: `@` people (written `@**Full Name**`) and groups (`@*name*`), `#` channels
  * (`#**channel**`) and `:` emoji (`:name:`), from the text before the caret. Arrow keys choose,
  * Enter or Tab accepts, Escape closes; the list is an ARIA listbox tied to the textarea.
  */
@@ -34,7 +34,13 @@ export function suggestions(store: Store, t: Trigger, emoji: [string, string][])
     const people = [...store.users.values()].filter((u) => u.is_active !== false && u.user_id !== store.selfId && (u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().startsWith(q)));
     people.sort((a, b) => Number(a.is_bot) - Number(b.is_bot) || Number(!a.full_name.toLowerCase().startsWith(q)) - Number(!b.full_name.toLowerCase().startsWith(q)) || a.full_name.localeCompare(b.full_name));
     const wild = ['all', 'everyone', 'channel', 'topic'].filter((w) => q && w.startsWith(q)).map((w) => ({ label: w, detail: 'notify everyone', insert: `@**${w}** ` }));
-    return [...people.slice(0, 8).map((u) => ({ label: u.full_name, detail: u.email, insert: `@**${u.full_name}** ` })), ...wild];
+    // User groups: the server checks who may mention each (can_mention_group).
+    const groups = [...store.groups.values()].filter((g) => !g.is_system_group && !g.deactivated && g.name.toLowerCase().includes(q)).slice(0, 4);
+    return [
+      ...people.slice(0, 8).map((u) => ({ label: u.full_name, detail: u.email, insert: `@**${u.full_name}** ` })),
+      ...groups.map((g) => ({ label: g.name, detail: g.description || 'group', insert: `@*${g.name}* ` })),
+      ...wild,
+    ];
   }
   if (t.kind === '#') {
     return [...store.streams.values()]
