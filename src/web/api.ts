@@ -66,7 +66,8 @@ function answer<T>(status: number, text: string): T {
     if (status >= 500 || status === 0) throw new NetworkError(`HTTP ${status}`);
     throw new ApiError(`HTTP ${status}`, status, 'BAD_RESPONSE', {});
   }
-  if (status === 401 && data.code === 'UNAUTHORIZED') toLogin();
+  // No session any more, or a deactivated account or organization: the login page says which.
+  if (status === 401) toLogin();
   if (data.result !== 'success') {
     if (status >= 500) throw new NetworkError(data.msg);
     throw new ApiError(data.msg ?? `HTTP ${status}`, status, data.code ?? 'BAD_REQUEST', data);
