@@ -131,6 +131,22 @@ t.test('two people chatting in the web app', { skip: browserMissing }, async (t)
     t.equal(new Set(texts).size, 120, 'none twice');
   });
 
+  t.test('a view opens at the first unread message', async (t) => {
+    // Bob has read the history up to line 100; lines 101-120 are new to him.
+    const ids = (await ts.as(bob)('GET', '/messages', { params: { anchor: 'newest', num_before: 120, num_after: 0, narrow: [{ operator: 'topic', operand: 'history' }] } })).body.messages.map((m: any) => m.id);
+    await ts.as(bob)('POST', '/messages/flags', { params: { messages: ids.slice(0, 100), op: 'add', flag: 'read' } });
+    await b.page.goto(`${base}/#narrow/channel/1-general/topic/history`);
+    const first = b.page.locator('article.message', { has: b.page.locator('.content', { hasText: /^history line 101$/ }) });
+    await first.waitFor();
+    const seen = await first.evaluate((el) => {
+      const feed = el.closest('.feed')!.getBoundingClientRect();
+      const box = el.getBoundingClientRect();
+      return { inView: box.top >= feed.top - 1 && box.top < feed.bottom, scrolled: el.closest('.feed')!.scrollTop > 0 };
+    });
+    t.ok(seen.inView, 'line 101, the first unread, is on the first screen');
+    t.ok(seen.scrolled, 'with the read history above it, scrolled past');
+  });
+
   t.test('an upload by drag and drop', async (t) => {
     await a.page.goto(`${base}/#narrow/channel/1-general/topic/files`);
     await a.page.waitForSelector('h1#view-title:has-text("files")');

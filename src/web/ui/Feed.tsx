@@ -32,6 +32,9 @@ export function Feed({ store, list }: { store: Store; list: MessageList }) {
       target.scrollIntoView({ block: list.narrow.near !== null ? 'center' : 'start' });
       setSelected(list.anchor);
     } else el.scrollTop = el.scrollHeight;
+    // Whether to follow new messages: only when this placement left the view at its bottom
+    // (the effect below would otherwise pull a view opened at its first unread down).
+    atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
   }, [list, list.loading, messages.length]);
 
   // Older messages were put on top: keep the screen where it was.
