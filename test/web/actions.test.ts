@@ -77,6 +77,21 @@ t.test('message actions and the compose box', { skip: browserMissing }, async (t
     t.same(await draft(), [], 'sending removes the draft');
   });
 
+  t.test('a draft from another device opens with its conversation', async (t) => {
+    const made = await asAlice('POST', '/drafts', { params: { drafts: [{ type: 'stream', to: [1], topic: 'drafted', content: 'Started on my phone', timestamp: Math.floor(Date.now() / 1000) }] } });
+    t.equal(made.status, 200, 'a draft saved by another client');
+    await page.fill('#compose-box', '');
+    await page.goto(`${base}/#narrow/channel/1-general/topic/drafted`);
+    await page.waitForFunction(() => (document.querySelector('#compose-box') as HTMLTextAreaElement).value === 'Started on my phone');
+    t.pass('the compose box holds it');
+    await page.click('#compose-send');
+    await messageWith(page, 'Started on my phone');
+    for (let i = 0; i < 40 && (await asAlice('GET', '/drafts')).body.drafts.length > 0; i++) await page.waitForTimeout(250);
+    t.same((await asAlice('GET', '/drafts')).body.drafts, [], 'sent, it is no longer a draft');
+    await page.goto(`${base}/#narrow/channel/1-general/topic/actions`);
+    await messageWith(page, 'Second: the details');
+  });
+
   t.test('a user group created meanwhile completes too', async (t) => {
     const made = await ts.request('POST', '/user_groups/create', { params: { name: 'designers', description: 'The design team', members: [alice.userId] } });
     t.equal(made.status, 200, 'the owner creates a group');

@@ -27,8 +27,23 @@ export function openCompose(store: Store, narrow: Narrow, focus: boolean, kind?:
     if (sid !== undefined) compose.stream = store.streamName(sid);
     compose.topic = narrow.topic ?? (sid !== undefined ? '' : compose.topic);
   }
+  if (!compose.content) restoreDraft(store, narrow);
   if (focus) compose.focus++;
   changed();
+}
+
+/** A draft the server keeps for this conversation (from this or another device) fills an empty box. */
+function restoreDraft(store: Store, narrow: Narrow): void {
+  const sid = narrow.streamId;
+  const ids = narrow.dmIds ? [...narrow.dmIds].sort((a, b) => a - b).join(',') : null;
+  const draft = store.drafts.find((d) =>
+    sid !== undefined && narrow.topic !== undefined
+      ? d.type === 'stream' && d.to[0] === sid && d.topic.toLowerCase() === narrow.topic.toLowerCase()
+      : ids !== null && d.type === 'private' && [...d.to].sort((a, b) => a - b).join(',') === ids,
+  );
+  if (!draft) return;
+  compose.content = draft.content;
+  compose.draftId = draft.id ?? null;
 }
 
 export function replyTo(store: Store, msg: Message): void {
