@@ -5,6 +5,8 @@ import { ApiError } from '../lib/errors.js';
 import { RealmCreationError } from '../realms.js';
 import { CliError } from './context.js';
 import { realmCommands } from './realm.js';
+import { importCommands } from './import.js';
+import { exportCommands } from './export.js';
 import { seedCommand } from './seed.js';
 import { storeCommands } from './store.js';
 import { StoreError } from '../store/integrity.js';
@@ -18,6 +20,8 @@ const program = new Command('stoa')
   .description('Administer a Stoa server: realms, users and load-test data. Reads the same config as the server (config/default.json, STOA_CONFIG, STOA_* variables).')
   .showHelpAfterError('(run with --help for usage)');
 realmCommands(program);
+importCommands(program);
+exportCommands(program);
 userCommands(program);
 seedCommand(program);
 storeCommands(program);

@@ -261,6 +261,26 @@ export class Shard implements StoreView {
     return id;
   }
 
+  /**
+   * Reserves `count` consecutive ids of a kind at once (an import's block), recording the
+   * counter in the batch; returns the id before the first of them.
+   */
+  reserve(batch: WriteBatch, kind: string, count: number): number {
+    const base = this.seq.get(kind) ?? 0;
+    this.seq.set(kind, base + count);
+    batch.put(this.store.meta, `seq:${kind}`, base + count);
+    return base;
+  }
+
+  /** reserve() for message ids, which come from the server-wide counter. */
+  reserveMessageIds(batch: WriteBatch, count: number): number {
+    const base = this.messageIds.current();
+    this.messageIds.raiseTo(base + count);
+    this.seq.set('message', base + count);
+    batch.put(this.store.meta, 'seq:message', base + count);
+    return base;
+  }
+
   addRealm(realm: RealmState): void {
     realm.url = this.realmUrl(realm.realm);
     this.realms.set(realm.id, realm);
