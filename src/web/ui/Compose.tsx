@@ -100,9 +100,14 @@ export function Compose({ store, narrow }: { store: Store; narrow: Narrow }) {
 
   const setContent = (text: string, at: number) => {
     compose.content = text;
+    // The box and its caret now, before the next key arrives (a later frame could put the caret
+    // back behind what was typed meanwhile); the render then finds the value unchanged.
+    if (box.current) {
+      box.current.value = text;
+      box.current.setSelectionRange(at, at);
+    }
     setCaret(at);
     changed();
-    requestAnimationFrame(() => box.current?.setSelectionRange(at, at));
     noteTyping();
     saveDraftSoon();
   };
