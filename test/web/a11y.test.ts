@@ -128,6 +128,7 @@ t.test('accessibility of the web app', { skip: browserMissing }, async (t) => {
     t.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Add emoji reaction', 'Tab reaches the message’s actions');
     t.ok((await focusRing()).ring, 'showing focus');
     await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Search emoji');
     await page.keyboard.type('tada');
     await page.waitForSelector('.emoji-grid button[data-emoji="tada"]');
     await page.keyboard.press('Enter');

@@ -49,6 +49,7 @@ t.test('two people chatting in the web app', { skip: browserMissing }, async (t)
     await msg.hover();
     await msg.locator('button[aria-label="Add emoji reaction"]').click();
     await b.page.fill('input[aria-label="Search emoji"]', 'thumbs_up');
+    await b.page.waitForSelector('.emoji-grid button[data-emoji="thumbs_up"]');
     await b.page.keyboard.press('Enter');
     const reaction = a.page.locator(`article[data-message-id="${id}"] .reaction`);
     await reaction.waitFor();
