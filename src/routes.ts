@@ -232,6 +232,11 @@ export const pageRoutes: readonly Route[] = [
   r('GET', '/accounts/logout/', 'sessions.logoutPage'),
   r('POST', '/accounts/logout/', 'sessions.logout'),
   r('GET', '/accounts/home/', 'sessions.signupPage'),
+  // "Forgot your password?" (api/password-reset/): the request form and the link it mails.
+  r('GET', '/accounts/password/reset/', 'passwordReset.form'),
+  r('POST', '/accounts/password/reset/', 'passwordReset.request'),
+  r('GET', '/accounts/password/reset/{token}/', 'passwordReset.chooseForm'),
+  r('POST', '/accounts/password/reset/{token}/', 'passwordReset.choose'),
   // Data exports' archives, at their export_url (api/exports/).
   r('GET', '/user_avatars/exports/{realm_id_str}/{secret}/{file_name}', 'exports.file'),
 ];

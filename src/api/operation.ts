@@ -89,6 +89,8 @@ export interface Reply {
   bytes?: Uint8Array;
   /** Set-Cookie lines (a login or a logout: api/sessions/cookies.ts). */
   cookies?: string[];
+  /** Who the request was from, once authenticated: for the access log (front/request-log.ts). */
+  userId?: number;
 }
 
 /** Identity function that gives `params` its type at the definition site. */

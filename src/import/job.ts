@@ -1,12 +1,10 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, openSync, fsyncSync, closeSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SUBDOMAIN } from '../api/realm/actions.js';
 import type { ResolvedConfig } from '../config.js';
 import { Shard } from '../shard/shard.js';
 import type { Directory } from '../store/directory.js';
-import { MessageIds } from '../store/message-ids.js';
-import { openShardStore } from '../store/shard-store.js';
 import { detect, stage, type SourceKind } from './archive.js';
 import { ImportError } from './errors.js';
 import { convertMattermost } from './mattermost/convert.js';
@@ -64,24 +62,6 @@ function saveJob(path: string, job: JobFile): void {
   renameSync(tmp, path);
 }
 
-/** Raises the message-id counter to the highest mark of every shard: ids are unique server-wide. */
-function serverMessageIds(config: ResolvedConfig): SharedArrayBuffer {
-  const buffer = MessageIds.buffer();
-  const ids = new MessageIds(buffer);
-  const dir = join(config.dataDir, 'shards');
-  if (!existsSync(dir)) return buffer;
-  for (const name of readdirSync(dir)) {
-    if (!/^\d+$/.test(name) || !existsSync(join(dir, name, 'data.mdb'))) continue;
-    const store = openShardStore(config.dataDir, Number(name), true);
-    try {
-      ids.raiseTo((store.meta.get('seq:message') as number | undefined) ?? 0);
-    } finally {
-      store.env.close();
-    }
-  }
-  return buffer;
-}
-
 function defaultSubdomain(kind: SourceKind, source: ZulipExport): string {
   const realm = source.realm().zerver_realm[0];
   const raw = String(realm.string_id ?? realm.name ?? '').toLowerCase();
@@ -125,7 +105,7 @@ export async function runImport(config: ResolvedConfig, directory: Directory, fi
       job = { ...job, subdomain, realmId: reserved.id, shard: reserved.shard };
       saveJob(jobPath, job);
     }
-    const shard = Shard.open(job.shard!, config, serverMessageIds(config));
+    const shard = Shard.open(job.shard!, config);
     let summary: ImportSummary | null = null;
     let name = subdomain;
     try {

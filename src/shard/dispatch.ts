@@ -10,6 +10,7 @@ import { RawJson, stringifyWithRaw } from '../lib/raw-json.js';
 import type { RealmState } from '../model/realm-state.js';
 import { BOT_TYPE, ROLE, type UserRecord } from '../model/types.js';
 import type { Shard } from './shard.js';
+import { auditRequest } from './audit.js';
 
 /** What the front end sends for one HTTP request. */
 export interface RequestTask {
@@ -139,14 +140,20 @@ function limitFailedAuth(shard: Shard, task: RequestTask): void {
 }
 
 export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> {
+  const reply = await answer(shard, task);
+  auditRequest(task, reply);
+  return reply;
+}
+
+async function answer(shard: Shard, task: RequestTask): Promise<Reply> {
   let limitHeaders: Record<string, string> | undefined;
+  let user: UserRecord | null = null;
   try {
     const op = operations[task.op];
     if (!op) throw new Error(`no operation ${task.op}`);
     const realm = shard.realm(task.realmId);
     if (!realm) throw new Error(`shard ${shard.index} does not own realm ${task.realmId}`);
     if (op.auth !== 'none' && realm.realm.deactivated && !task.authorization) throw realmDeactivated();
-    let user: UserRecord | null;
     let session: SessionRef | undefined;
     try {
       if (op.auth !== 'none' && op.auth !== 'webhook' && task.browser && !task.authorization) {
@@ -170,11 +177,13 @@ export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> 
     const fields = await op.handler(ctx);
     const reply = fields.__reply ? (fields.__reply as Reply) : success(fields, op.silentlyIgnoresParams ? [] : ignored);
     if (limitHeaders) reply.headers = { ...reply.headers, ...limitHeaders };
+    if (user) reply.userId = user.id;
     return reply;
   } catch (err) {
     if (err instanceof ApiError) {
       const reply = errorReply(err);
       if (limitHeaders) reply.headers = { ...limitHeaders, ...reply.headers };
+      if (user) reply.userId = user.id;
       return reply;
     }
     log.error({ err, op: task.op, shard: shard.index }, 'unhandled error in operation');

@@ -1,7 +1,9 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../config.js';
 import { normalizeSystemGroupSettings } from '../model/groups.js';
 import { RealmState, type SubInterval } from '../model/realm-state.js';
 import { MessageIds } from '../store/message-ids.js';
+import { idsAcrossShards } from '../store/server-ids.js';
 import { firstMessageIn } from '../store/messages.js';
 import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type ProfileFieldRecord, type RealmEmojiRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord, type UserStatusRecord } from '../model/types.js';
 import type { Database } from 'lmdb';
@@ -44,9 +46,10 @@ export class Shard implements StoreView {
 
   /**
    * Opens shard `index`. `idBuffer` is the server-wide message-id counter shared by the shard
-   * threads; without one (the CLI, tests) the shard counts on its own.
+   * threads; without one (the CLI, imports, tests) the counter starts above every shard's mark,
+   * so ids written with no server running stay unique and increasing server-wide.
    */
-  static open(index: number, config: ResolvedConfig, idBuffer?: SharedArrayBuffer): Shard {
+  static open(index: number, config: ResolvedConfig, idBuffer: SharedArrayBuffer = idsAcrossShards(config.dataDir)): Shard {
     let store: ShardStore;
     try {
       store = openShardStore(config.dataDir, index);
@@ -61,7 +64,29 @@ export class Shard implements StoreView {
 
   private load(): void {
     this.readSeqs();
+    this.readSecret();
     for (const realm of this.readRealms().values()) this.addRealm(realm);
+  }
+
+  /**
+   * The shard's secret, made at its first open and kept in its store: links signed with it (a
+   * video call's join link posted in a message) must outlive a restart, and a backup restores it.
+   */
+  private secret!: Buffer;
+
+  private readSecret(): void {
+    const stored = this.store.meta.get('secret') as Uint8Array | undefined;
+    if (stored) {
+      this.secret = Buffer.from(stored);
+      return;
+    }
+    this.secret = randomBytes(32);
+    this.store.meta.putSync('secret', this.secret);
+  }
+
+  /** A key for one purpose, derived from the shard's secret: no two purposes share a key. */
+  signingKey(purpose: string): Buffer {
+    return createHmac('sha256', this.secret).update(purpose).digest();
   }
 
   /** The id counters; never lowered: an id a failed transaction took is skipped, not reused. */
@@ -208,8 +233,11 @@ export class Shard implements StoreView {
     return this.reloading;
   }
 
+  /** Told of every transaction's duration and outcome (shard/metrics.ts sets it in the server). */
+  commitObserver: ((seconds: number, ok: boolean) => void) | null = null;
+
   batch(): WriteBatch {
-    return new WriteBatch(this.store, this.pending, this.events, this.commitFailed);
+    return new WriteBatch(this.store, this.pending, this.events, this.commitFailed, this.commitObserver);
   }
 
   /** While set, requests wait before their handler runs (see quiesced()). */

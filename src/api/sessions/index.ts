@@ -1,4 +1,5 @@
 import { ApiError } from '../../lib/errors.js';
+import { audited } from '../../shard/audit.js';
 import { deleteSession, deleteUserSessions, newSessionSecrets, putSession, sessionCookieValue } from '../../store/sessions.js';
 import { operation, type OpContext } from '../operation.js';
 import { passwordLogin } from '../server/fetch-api-key.js';
@@ -107,6 +108,10 @@ const signup = operation({
   auth: 'none',
   handler: (ctx) => ({ __reply: ctx.realm.realm.deactivated ? deactivatedPage() : signupPage(ctx.realm) }),
 });
+
+// Logins through the login page are audited as API key logins are (shard/audit.ts).
+audited('sessions.login', { event: 'login', failures: true, fields: (p) => ({ username: p.username, via: 'web' }) });
+audited('sessions.logout', { event: 'logout' });
 
 export const operations = {
   'sessions.loginPage': loginForm,
