@@ -8,6 +8,7 @@ import { importSpeed } from './import.js';
 import { fairness, soak } from './reliability.js';
 import { hammer, sleep, startBaseline, type Measured } from './lib/load.js';
 import { OwnServer, readZuliprc, RemoteServer, type SeedSpec, type Target } from './lib/target.js';
+import { firstLoadBytes, webAvailable, webScenarios } from './web.js';
 import { deliveryCost, fanoutLatency, markRead, parkedPolls, registerLatency, sendWithPollers, topicHistory, type Env, type Outcome, type Sizes } from './scenarios.js';
 import { peerComparison } from './peer/compare.js';
 
@@ -22,7 +23,8 @@ const QUICK: Sizes = {
   soakSeconds: 10, soakQueues: 300, soakActive: 20, soakIdle: 20, soakRate: 10, fairSeconds: 2, deliveryRounds: 50,
 };
 /** Scenarios that run only when asked for (or in a quick run): long, and about endurance. */
-const OPT_IN = new Set(['SOAK', 'FAIR', 'DELIVERY']);
+// W1-W4 (the web app, in Chromium) too: they seed a realm of their own.
+const OPT_IN = new Set(['SOAK', 'FAIR', 'DELIVERY', 'W1', 'W2', 'W3', 'W4']);
 
 interface Options {
   url?: string;
@@ -103,6 +105,20 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
   const { serverEnv } = ownServerEnv();
   // CPU profiles of every server thread (main and shards), written when the server stops.
   const nodeArgs = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`] : [];
+  // The web app's realm: 1,000 users, 100 channels, 100,000 messages (bench/web.ts).
+  if (['W1', 'W2', 'W3'].some(want)) {
+    if (!webAvailable()) log('W1-W3 need /usr/bin/chromium: not measured');
+    else {
+      const web = await OwnServer.create({ users: sizes.users, channels: opts.quick ? 10 : 100, topics: sizes.topics, messages: opts.quick ? 5000 : 100_000 }, serverEnv, log);
+      try {
+        for (const outcome of await webScenarios(envFor(web), web.owner as Required<typeof web.owner>, (id) => id !== 'W4' && want(id))) results.push(outcome);
+      } finally {
+        await web.close();
+      }
+    }
+  }
+  await step('W4', async () => firstLoadBytes());
+  if (!['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P7b', 'P8', 'P9', 'FAIR', 'SOAK'].some(want)) return results;
   const small = await OwnServer.create(seedSpec(sizes, sizes.smallMessages), serverEnv, log, nodeArgs);
   let smallRuns: Awaited<ReturnType<typeof common>>;
   try {

@@ -41,7 +41,7 @@ export interface Target {
 export class OwnServer implements Target {
   private child: ChildProcess | null = null;
   url = '';
-  owner: Creds = { email: '', apiKey: '' };
+  owner: Creds & { password?: string } = { email: '', apiKey: '' };
   seeded: Seeded = { users: [], channels: [], topics: [], messages: 0 };
 
   private constructor(
@@ -57,7 +57,7 @@ export class OwnServer implements Target {
   static async create(spec: SeedSpec, env: Record<string, string> = {}, log: (line: string) => void = () => {}, nodeArgs: string[] = []): Promise<OwnServer> {
     const server = new OwnServer(mkdtempSync(join(tmpdir(), 'stoa-bench-')), env, nodeArgs);
     const out = await server.start();
-    server.owner = { email: /owner email:\s+(\S+)/.exec(out)![1], apiKey: /owner API key:\s+(\S+)/.exec(out)![1] };
+    server.owner = { email: /owner email:\s+(\S+)/.exec(out)![1], apiKey: /owner API key:\s+(\S+)/.exec(out)![1], password: /owner password:\s+(\S+)/.exec(out)?.[1] };
     await server.stop();
     log(`seeding ${spec.users} users, ${spec.channels} channels, ${spec.messages} messages`);
     const seedFile = join(server.dataDir, 'bench-seed.json');

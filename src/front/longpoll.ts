@@ -10,8 +10,11 @@ import { lastValues, withoutInternal } from './body.js';
 import type { AddressLimit } from './guard.js';
 import { clientAddress } from './client-address.js';
 import { noteRoute, noteUser } from './request-log.js';
+import { browserRequest } from './session.js';
 
 const PATH = '/api/v1/events';
+// The web app polls the /json/ twin with its session cookie (front/session.ts).
+const JSON_PATH = '/json/events';
 
 /**
  * GET /api/v1/events, answered without Koa. A server holds one parked long-poll per connected
@@ -27,21 +30,23 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
     if (req.method !== 'GET') return false;
     const url = req.url ?? '';
     const q = url.indexOf('?');
-    if ((q < 0 ? url : url.slice(0, q)) !== PATH) return false;
+    const path = q < 0 ? url : url.slice(0, q);
+    if (path !== PATH && path !== JSON_PATH) return false;
     if (req.headers['transfer-encoding'] || (req.headers['content-length'] && req.headers['content-length'] !== '0')) return false;
-    void poll(req, res, q < 0 ? '' : url.slice(q + 1));
+    void poll(req, res, q < 0 ? '' : url.slice(q + 1), path === JSON_PATH);
     return true;
   };
 
-  async function poll(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
+  async function poll(req: IncomingMessage, res: ServerResponse, query: string, json: boolean): Promise<void> {
     let limitHeaders: Record<string, string> | undefined;
-    noteRoute(req, PATH);
+    noteRoute(req, json ? JSON_PATH : PATH);
     try {
       limitHeaders = limitAddress(req);
       const realm = realmFor(req.headers.host ?? '');
       const params = withoutInternal(lastValues(parseQuery(query)));
-      // Most polls are answered at their queue's desk, without the shard (shard/desk.ts).
-      const plain = plainPoll(params);
+      // Most polls are answered at their queue's desk, without the shard (shard/desk.ts). Not the
+      // web app's: its session cookie, not a header, says who it is, and desks know headers.
+      const plain = json ? null : plainPoll(params);
       const authorization = req.headers.authorization;
       if (plain && authorization) {
         const answer = (reply: Reply) => {
@@ -65,13 +70,14 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
         kind: 'request',
         op: 'events.get',
         realmId: realm.id,
-        authorization: req.headers.authorization || undefined,
+        authorization: json ? undefined : req.headers.authorization || undefined,
+        ...(json ? { browser: browserRequest('GET', req.headers) } : {}),
         params,
         pathParams: {},
         userAgent: req.headers['user-agent'] ?? '',
         remoteAddr: clientAddress(req),
         requestId,
-        longPoll: true,
+        longPoll: !json,
       });
       res.off('close', onClose);
       noteUser(req, reply.userId);

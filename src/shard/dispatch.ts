@@ -1,4 +1,5 @@
-import type { OpContext, Operation, Reply } from '../api/operation.js';
+import type { BrowserRequest, OpContext, Operation, Reply, SessionRef } from '../api/operation.js';
+import { checkCsrf, sessionRequired, sessionUser } from '../api/sessions/auth.js';
 import { operations } from '../api/registry.js';
 import { constantTimeEqual, parseBasic } from '../lib/auth.js';
 import { userLimitersOf } from '../api/server/rate-limit.js';
@@ -26,6 +27,11 @@ export interface RequestTask {
   requestId?: string;
   /** GET /events through the long-poll path: its answer may carry a desk (api/events/desk.ts). */
   longPoll?: boolean;
+  /**
+   * A browser's request (the /json/ twin of /api/v1, pages, upload links): its session cookie
+   * authenticates it when no Authorization header does (api/sessions/auth.ts).
+   */
+  browser?: BrowserRequest;
 }
 
 export type { Reply } from '../api/operation.js';
@@ -74,6 +80,23 @@ function authenticateWebhook(realm: RealmState, task: RequestTask): UserRecord {
   if (!found || found.isSystemBot) throw invalidApiKey();
   if (realm.realm.deactivated) throw realmDeactivated();
   if (!found.isActive) throw userDeactivated();
+  return found;
+}
+
+/**
+ * A request without an Authorization header that comes from a browser: its session, then the
+ * CSRF check for a write. Without a live session it is anonymous ('optional' operations) or
+ * refused with the reference's session challenge (the /json/ routes).
+ */
+function authenticateSession(shard: Shard, realm: RealmState, task: RequestTask, required: boolean): { user: UserRecord; session: SessionRef } | null {
+  const found = sessionUser(shard, realm, task.browser);
+  if (!found) {
+    if (required) throw sessionRequired();
+    return null;
+  }
+  checkCsrf(task.browser!, found.session);
+  if (realm.realm.deactivated) throw realmDeactivated();
+  if (!found.user.isActive) throw userDeactivated();
   return found;
 }
 
@@ -133,8 +156,15 @@ async function answer(shard: Shard, task: RequestTask): Promise<Reply> {
     const realm = shard.realm(task.realmId);
     if (!realm) throw new Error(`shard ${shard.index} does not own realm ${task.realmId}`);
     if (op.auth !== 'none' && realm.realm.deactivated && !task.authorization) throw realmDeactivated();
+    let session: SessionRef | undefined;
     try {
-      user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task) : authenticate(realm, task.authorization, op.auth === 'user');
+      if (op.auth !== 'none' && op.auth !== 'webhook' && task.browser && !task.authorization) {
+        const found = authenticateSession(shard, realm, task, op.auth === 'user');
+        user = found?.user ?? null;
+        session = found?.session;
+      } else {
+        user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task) : authenticate(realm, task.authorization, op.auth === 'user');
+      }
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) limitFailedAuth(shard, task);
       throw err;
@@ -143,7 +173,7 @@ async function answer(shard: Shard, task: RequestTask): Promise<Reply> {
     limitHeaders = rateLimit(shard, task, user);
     checkRole(op, user);
     const { params, ignored } = parseParams<Record<string, unknown>>(op.params, task.params, task.pathParams, shard.config.requestLimits);
-    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '', longPoll: task.longPoll };
+    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '', browser: task.browser, session, longPoll: task.longPoll };
     // A POST /register waiting for a consistent snapshot holds new work back (Shard.quiesced).
     if (shard.gate && !op.passesGate) await shard.gate;
     const fields = await op.handler(ctx);
