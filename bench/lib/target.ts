@@ -32,6 +32,8 @@ export interface Target {
   seeded: Seeded;
   /** Resident memory and CPU (percent of one core since the last sample); null for a remote server. */
   usage(): Promise<{ rssMb: number; cpu: number } | null>;
+  /** CPU time the server has used since it started, in ms (all threads, and its main thread); null for a remote server. */
+  cpuTime(): Promise<{ totalMs: number; mainMs: number } | null>;
   close(): Promise<void>;
 }
 
@@ -100,6 +102,10 @@ export class OwnServer implements Target {
     return { rssMb: stat.memory / 1048576, cpu: stat.cpu };
   }
 
+  async cpuTime(): Promise<{ totalMs: number; mainMs: number } | null> {
+    return this.child?.pid ? processCpu(this.child.pid) : null;
+  }
+
   async stop(): Promise<void> {
     const child = this.child;
     if (!child || child.exitCode !== null) return;
@@ -113,6 +119,23 @@ export class OwnServer implements Target {
   async close(): Promise<void> {
     await this.stop();
     rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** utime + stime of a process and of its main thread, from /proc (Linux); null elsewhere. */
+export function processCpu(pid: number): { totalMs: number; mainMs: number } | null {
+  const ticks = (file: string) => {
+    // The fields after the parenthesised command name: utime and stime are the 12th and 13th.
+    const stat = readFileSync(file, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  };
+  try {
+    return { totalMs: ticks(`/proc/${pid}/stat`), mainMs: ticks(`/proc/${pid}/task/${pid}/stat`) };
+  } catch {
+    return null;
   }
 }
 
@@ -181,6 +204,10 @@ export class RemoteServer implements Target {
   }
 
   async usage(): Promise<null> {
+    return null;
+  }
+
+  async cpuTime(): Promise<null> {
     return null;
   }
 

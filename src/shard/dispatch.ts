@@ -25,6 +25,8 @@ export interface RequestTask {
   remoteAddr: string;
   /** Unique per HTTP request: a long-poll is cancelled by it when its client goes away. */
   requestId?: string;
+  /** GET /events through the long-poll path: its answer may carry a desk (api/events/desk.ts). */
+  longPoll?: boolean;
   /**
    * A browser's request (the /json/ twin of /api/v1, pages, upload links): its session cookie
    * authenticates it when no Authorization header does (api/sessions/auth.ts).
@@ -171,11 +173,15 @@ async function answer(shard: Shard, task: RequestTask): Promise<Reply> {
     limitHeaders = rateLimit(shard, task, user);
     checkRole(op, user);
     const { params, ignored } = parseParams<Record<string, unknown>>(op.params, task.params, task.pathParams, shard.config.requestLimits);
-    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '', browser: task.browser, session };
+    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '', browser: task.browser, session, longPoll: task.longPoll };
     // A POST /register waiting for a consistent snapshot holds new work back (Shard.quiesced).
     if (shard.gate && !op.passesGate) await shard.gate;
     const fields = await op.handler(ctx);
+    // A long-poll's desk goes to the front end, not into the body.
+    const desk = fields.__desk as Reply['desk'];
+    if (desk) delete fields.__desk;
     const reply = fields.__reply ? (fields.__reply as Reply) : success(fields, op.silentlyIgnoresParams ? [] : ignored);
+    if (desk) reply.desk = desk;
     if (limitHeaders) reply.headers = { ...reply.headers, ...limitHeaders };
     if (user) reply.userId = user.id;
     return reply;

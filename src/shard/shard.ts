@@ -11,6 +11,7 @@ import type { UserTopicRecord } from '../model/user-topics.js';
 import type { ChannelFolderRecord } from '../model/channel-folders.js';
 import { openShardStore, PendingWrites, shardPath, WriteBatch, type Key, type ShardStore, type StoreView } from '../store/shard-store.js';
 import { EventBus } from './events.js';
+import type { ShardNote } from './desk-wire.js';
 import { TimerWheel } from '../lib/timer-wheel.js';
 import { log } from '../lib/log.js';
 import { storageError } from '../lib/errors.js';
@@ -24,6 +25,8 @@ import { shardFile, StoreError } from '../store/integrity.js';
 export class Shard implements StoreView {
   readonly realms = new Map<number, RealmState>();
   readonly events = new EventBus();
+  /** Sends a note to the front end over the shard's link (the worker sets it; a no-op elsewhere). */
+  toFront: (note: ShardNote) => void = () => {};
   /** The shard's clock for timers (event queues now; scheduled sends and retries later). */
   readonly wheel = new TimerWheel();
   private readonly seq = new Map<string, number>();
