@@ -128,6 +128,9 @@ t.test('changing one\'s email address', async (t) => {
     const others = await listen(ts.as(bob), { event_types: ['realm_user'] });
     const own = await listen((method, path, opts) => ts.as(aliceNow)(method, path, opts), { event_types: ['realm_user'] });
     const jar = await logIn(ts, 'alice@example.com', alice.password);
+    const queue = (await ts.as(alice)('POST', '/register', { params: { event_types: ['realm_user'] } })).body;
+    const poll = (who: Credentials) => ts.as(who)('GET', '/events', { params: { queue_id: queue.queue_id, last_event_id: queue.last_event_id, dont_block: true }, unchecked: true });
+    t.equal((await poll(alice)).status, 200, 'a long-poll with the old address before the change');
     const page = await open(c, aliceKey);
     t.equal(page.status, 200, 'GET: a page');
     t.match(page.headers['content-type'], /^text\/html/, 'in HTML');
@@ -152,6 +155,8 @@ t.test('changing one\'s email address', async (t) => {
     t.equal(login.body.api_key, alice.apiKey, 'the password logs in with the new address, to the same key');
     const old = await ts.request('POST', '/fetch_api_key', { auth: null, params: { username: 'alice@example.com', password: alice.password }, unchecked: true });
     t.equal(old.status, 401, 'not with the old one');
+    t.equal((await poll(alice)).status, 401, 'the old address no longer polls its queue, wherever the poll is answered');
+    t.equal((await poll(moved)).status, 200, 'the new one does, the same queue');
     const session = await json(ts, jar, 'GET', '/users/me');
     t.equal(session.json?.email, 'alice@example.org', 'a browser session from before keeps working, as the reference\'s');
 
