@@ -11,6 +11,7 @@ import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
 import { operations as drafts } from './drafts/index.js';
 import { operations as emoji } from './emoji/index.js';
+import { operations as emailChange } from './email-change/index.js';
 import { operations as emailGateway } from './email-gateway/index.js';
 import { operations as events } from './events/index.js';
 import { operations as invites } from './invites/index.js';
@@ -52,6 +53,7 @@ export const operations: Record<string, Operation<any>> = {
   ...devices,
   ...drafts,
   ...emoji,
+  ...emailChange,
   ...emailGateway,
   ...events,
   ...invites,

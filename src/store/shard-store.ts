@@ -73,6 +73,8 @@ import type { MessageIds } from './message-ids.js';
  *                                                          sessions (store/sessions.ts)
  *   passwordResets [realmId, sha256(token)]              -> PasswordResetRecord  a reset link's
  *                                                          record; the token itself is only mailed
+ *   emailChanges [realmId, sha256(token)]                -> EmailChangeRecord  an address change
+ *                                                          waiting for its link (api/email-change/)
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -130,6 +132,7 @@ export interface ShardStore {
   scheduled: Database;
   sessions: Database;
   passwordResets: Database;
+  emailChanges: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -197,6 +200,7 @@ export function openShardStore(dataDir: string, shard: number, readOnly = false)
     exports: db('exports'),
     sessions: db('sessions'),
     passwordResets: db('passwordResets'),
+    emailChanges: db('emailChanges'),
   };
 }
 
