@@ -52,6 +52,41 @@ export interface Config {
    * "temp", which its test server accepts; a run of that suite sets this to 0.
    */
   passwordMinLength: number;
+  /** Email to people who are away (api/notify/): missed messages, digests, new logins. Read through notifyConfig(). */
+  notifications?: Partial<NotificationsConfig>;
+  /** Mobile push through the push notification service (api/notify/push/); off until `stoa push register`. */
+  push?: Partial<PushConfig>;
+}
+
+export interface NotificationsConfig {
+  missedMessageEmails: boolean;
+  digestEmails: boolean;
+  loginEmails: boolean;
+  /** Digests go out at this hour (UTC) on each organization's digest weekday, as the reference's daily cron job. */
+  digestHourUtc: number;
+  /** Tests: look for digests to send this often, instead of daily. */
+  digestIntervalSeconds: number | null;
+  /** "<name> notifications" in emails; null: the external host (the reference's INSTALLATION_NAME). */
+  installationName: string | null;
+}
+
+export interface PushConfig {
+  /** The push notification service (the reference's ZULIP_SERVICES_URL). */
+  servicesUrl: string;
+  /** The operator's address, given to the service by `stoa push register`. */
+  contactEmail: string | null;
+}
+
+const NOTIFICATION_DEFAULTS: NotificationsConfig = { missedMessageEmails: true, digestEmails: true, loginEmails: true, digestHourUtc: 18, digestIntervalSeconds: null, installationName: null };
+const PUSH_DEFAULTS: PushConfig = { servicesUrl: 'https://push.zulipchat.com', contactEmail: null };
+
+/** The notification options with every default filled in (a config file may give only some). */
+export function notifyConfig(config: Config): NotificationsConfig {
+  return { ...NOTIFICATION_DEFAULTS, ...config.notifications };
+}
+
+export function pushConfig(config: Config): PushConfig {
+  return { ...PUSH_DEFAULTS, ...config.push };
 }
 
 /** A config with every default filled in, once the listening port is known. */

@@ -68,6 +68,9 @@ import type { MessageIds } from './message-ids.js';
  *                                                          messages and reminders)
  *   exports     [realmId, exportId]                      -> RealmExportRecord  data exports; the
  *                                                          archives are files (api/exports/)
+ *   notify      ['unsub', token] | ['unsubUser', realmId, userId] | ['active', realmId, userId]
+ *               | ['digest', realmId, userId]          -> unsubscribe keys, last activity and
+ *                                                          last digest (api/notify/store.ts)
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -123,6 +126,7 @@ export interface ShardStore {
   navigationViews: Database;
   exports: Database;
   scheduled: Database;
+  notify: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -188,6 +192,7 @@ export function openShardStore(dataDir: string, shard: number, readOnly = false)
     navigationViews: db('navigationViews'),
     scheduled: db('scheduled'),
     exports: db('exports'),
+    notify: db('notify'),
   };
 }
 

@@ -2,6 +2,7 @@ import { generatePassword, hashPassword, verifyPassword } from '../../lib/auth.j
 import { authenticationFailed, badRequest, rateLimited, realmDeactivated, userDeactivated } from '../../lib/errors.js';
 import type { Shard } from '../../shard/shard.js';
 import { operation } from '../operation.js';
+import { noticeLogin } from '../notify/login.js';
 import { AttemptLimiter } from './rate-limit.js';
 
 // One limiter per shard: the shard's thread is the only one that sees its realms' logins.
@@ -39,7 +40,7 @@ export const fetchApiKey = operation<{ username: string; password: string }>({
     properties: { username: { type: 'string' }, password: { type: 'string' } },
     required: ['username', 'password'],
   },
-  handler: async ({ shard, realm, params }) => {
+  handler: async ({ shard, realm, params, userAgent, remoteAddr }) => {
     const username = params.username.trim();
     if (!USERNAME.test(username)) throw badRequest('Enter a valid email address.');
     const limiter = limiterOf(shard);
@@ -59,6 +60,7 @@ export const fetchApiKey = operation<{ username: string; password: string }>({
     // Read after the await: the account may have been deactivated while the hash ran.
     if (!user.isActive) throw userDeactivated();
     limiter.clear(key);
+    await noticeLogin(shard, realm, user, { userAgent, remoteAddr });
     return { api_key: user.apiKey, email: user.email, user_id: user.id };
   },
 });
