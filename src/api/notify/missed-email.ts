@@ -15,7 +15,7 @@ import { canAccessMessage } from '../messages/access.js';
 import { absoluteAvatarUrl, emailHeaders, emailPage, installationName, recipient, unsubscribeUrl } from './email-frame.js';
 import { emailHtml, emailText } from './email-html.js';
 import { smallestMentionedGroup } from './groups.js';
-import { scheduleMail } from './mail.js';
+import { scheduleMails } from './mail.js';
 import { channelMessageUrl, groupNarrowUrl, personalNarrowUrl } from './urls.js';
 
 /**
@@ -58,10 +58,8 @@ export function composeMissedMessageEmails(shard: Shard, batch: WriteBatch, real
     buckets.set(key, [...(buckets.get(key) ?? []), msg]);
   }
   const ordered = [...buckets.values()].map((msgs) => msgs.sort((a, b) => a.id - b.id)).sort((a, b) => a[a.length - 1].id - b[b.length - 1].id);
-  for (const msgs of ordered) {
-    const context = contextMessages(shard, realm, user, msgs[0]);
-    scheduleMail(shard, batch, realm, missedMessageEmail(shard, batch, realm, user, msgs, context, items));
-  }
+  const emails = ordered.map((msgs) => missedMessageEmail(shard, batch, realm, user, msgs, contextMessages(shard, realm, user, msgs[0]), items));
+  scheduleMails(shard, batch, realm, emails);
 }
 
 /** get_context_for_message, for a first message that mentions the person. */
