@@ -25,6 +25,8 @@ export interface SmtpSink {
   policy: (n: number) => 'accept' | 'fail' | 'hang';
   /** How many DATA commands came (accepted, failed or hung). */
   attempts: number;
+  /** Messages held without an answer (policy 'hang'): the sender never learned they arrived. */
+  held: SunkMail[];
   close(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ export async function startSmtpSink(t: { teardown(fn: () => unknown): void }): P
     port: 0,
     mails,
     attempts: 0,
+    held: [],
     policy: () => 'accept',
     to: (address) => mails.filter((m) => m.to.includes(address.toLowerCase())),
     async waitFor(to, count = 1, timeoutMs = 60_000) {
@@ -60,23 +63,23 @@ export async function startSmtpSink(t: { teardown(fn: () => unknown): void }): P
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const fate = sink.policy(n);
-        if (fate === 'hang') return;
         if (fate === 'fail') return callback(Object.assign(new Error('Try again later'), { responseCode: 451 }));
         const raw = Buffer.concat(chunks).toString('utf8');
         simpleParser(raw).then(
           (parsed) => {
-            mails.push({
+            (fate === 'hang' ? sink.held : mails).push({
               to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
               from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
               parsed,
               raw,
+              // As sent, unfolded (mailparser turns some headers into objects).
               header: (name) => {
-                const value = parsed.headers.get(name.toLowerCase());
-                return value === undefined ? undefined : typeof value === 'string' ? value : JSON.stringify(value);
+                const line = parsed.headerLines.find((l) => l.key === name.toLowerCase())?.line;
+                return line?.slice(line.indexOf(':') + 1).replace(/\r?\n\s+/g, ' ').trim();
               },
             });
             for (const wake of waiters.splice(0)) wake();
-            callback();
+            if (fate !== 'hang') callback();
           },
           (err: Error) => callback(err),
         );
