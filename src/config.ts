@@ -149,6 +149,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   };
   for (const [key, value] of Object.entries({ ...fromEnv, ...overrides })) if (value !== undefined) merged[key] = value;
   applySmtpEnv(env, merged);
+  // The push notification service, and the operator's address `stoa push register` gives it.
+  if (env.STOA_PUSH_SERVICES_URL) merged.push = { ...(merged.push as object), servicesUrl: env.STOA_PUSH_SERVICES_URL };
+  if (env.STOA_PUSH_CONTACT_EMAIL) merged.push = { ...(merged.push as object), contactEmail: env.STOA_PUSH_CONTACT_EMAIL };
   const limits = env.STOA_RATE_LIMITS;
   if (limits !== undefined && limits !== '' && overrides.rateLimits === undefined) {
     if (limits !== 'on' && limits !== 'off') throw new ConfigError(`STOA_RATE_LIMITS must be "on" or "off", got "${limits}"`);

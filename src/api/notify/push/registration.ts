@@ -34,7 +34,7 @@ export interface PushRegistration {
 }
 
 export const REGISTRATION_FILE = 'push-registration.json';
-const CHECK_MS = 5000;
+const CHECK_MS = 2000;
 
 export function registrationPath(dataDir: string): string {
   return join(dataDir, REGISTRATION_FILE);

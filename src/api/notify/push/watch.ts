@@ -10,7 +10,7 @@ import { pushRegistration, realmUuid } from './registration.js';
  * appears, changes or goes, each organization's realm_push_notifications_enabled follows what the
  * service said of it, and a new registration gets the devices registered before it forwarded.
  */
-const CHECK_MS = 10_000;
+const CHECK_MS = 3_000;
 
 export function watchRegistration(shard: Shard): void {
   const check = () => {
