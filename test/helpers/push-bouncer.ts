@@ -257,6 +257,19 @@ export async function startStandInBouncer(t: { teardown(fn: () => unknown): void
       b.devices = b.devices.filter((d) => !(d.server === server && mine(d)));
       return {};
     },
+    'POST push/test_notification': (req, _p, json) => {
+      const server = authenticate(req);
+      // TestNotificationPayload: extra="forbid", every field typed.
+      const fields = ['token', 'token_kind', 'user_id', 'user_uuid', 'realm_uuid', 'base_payload'];
+      if (json === null || typeof json !== 'object') throw new Refusal('Malformed JSON');
+      for (const key of Object.keys(json)) if (!fields.includes(key)) throw new Refusal(`extra field ${key}`);
+      if (typeof json.token !== 'string' || !Number.isInteger(json.token_kind) || !Number.isInteger(json.user_id) || typeof json.user_uuid !== 'string' || typeof json.base_payload !== 'object') throw new Refusal('invalid test notification payload');
+      remoteRealm(server, json.realm_uuid ?? undefined);
+      const mine = identity(json);
+      const device = b.devices.find((d) => d.server === server && d.kind === json.token_kind && (d.kind === APNS ? d.token.toLowerCase() === json.token.toLowerCase() : d.token === json.token) && mine(d));
+      if (!device) throw new Refusal('Device not recognized by the push bouncer', 400, 'INVALID_REMOTE_PUSH_DEVICE_TOKEN');
+      return {};
+    },
     'POST push/notify': (req, _p, json) => {
       const server = authenticate(req);
       if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new Refusal('Malformed JSON');

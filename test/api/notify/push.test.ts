@@ -130,6 +130,16 @@ t.test('mobile push notifications', async (t) => {
     t.equal(all.event, 'remove', 'marking all read removes what was still shown');
   });
 
+  await t.test('a test notification', async (t) => {
+    t.equal((await asPia('POST', '/mobile_push/test_notification', { params: { token: apnsToken } })).status, 200, 'Pia tests her iPhone');
+    const [test] = bouncer.to('push/test_notification');
+    t.match(test.json, { token: apnsToken, token_kind: 1, user_id: pia.userId, base_payload: { realm_name: 'Stoa', user_id: pia.userId } }, 'sent through the service');
+    bouncer.devices = bouncer.devices.filter((d) => d.token !== fcmToken);
+    const unknown = await asPia('POST', '/mobile_push/test_notification', { params: { token: fcmToken } });
+    t.same([unknown.status, unknown.body.code], [400, 'INVALID_REMOTE_PUSH_DEVICE_TOKEN'], 'a device the service lost is reported as it reports it');
+    bouncer.devices.push({ server: test.server!, userId: null, userUuid: test.json.user_uuid, kind: 2, token: fcmToken, iosAppId: null });
+  });
+
   await t.test('a device removed; a refusal', async (t) => {
     t.equal((await asPia('DELETE', '/users/me/android_gcm_reg_id', { params: { token: fcmToken } })).status, 200, 'the Android phone goes');
     const [unregister] = await bouncer.waitFor('push/unregister');
