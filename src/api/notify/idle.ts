@@ -1,4 +1,5 @@
 import type { RealmState } from '../../model/realm-state.js';
+import { realmSetting } from '../../model/realm-settings.js';
 import type { Shard } from '../../shard/shard.js';
 import { queuesOf } from '../events/manager.js';
 import { OFFLINE_THRESHOLD_SECS } from '../presence/presence.js';
@@ -18,6 +19,8 @@ export function receiverIsOffZulip(shard: Shard, realm: RealmState, userId: numb
 }
 
 export function presenceIdle(shard: Shard, realm: RealmState, userId: number, now = Date.now() / 1000): boolean {
+  // Where presence is off, nobody is idle by it: only closing every client counts (as the reference).
+  if (realmSetting(realm, 'presence_disabled') === true) return false;
   const record = presenceOf(shard).realm(realm.id).records.get(userId);
   return !record || record.lastActive === null || now - record.lastActive > OFFLINE_THRESHOLD_SECS;
 }
