@@ -130,6 +130,21 @@ t.test('mobile push notifications', async (t) => {
     t.equal(all.event, 'remove', 'marking all read removes what was still shown');
   });
 
+  await t.test('removed after an edit takes the mention away, and after a deletion', async (t) => {
+    let before = notifies().length;
+    const id = await w.post(ts.owner, 'pushed', 'edits', '@**Pia Phone** look at this');
+    await bouncer.waitFor('push/notify', before + 1);
+    t.equal((await ts.request('PATCH', `/messages/${id}`, { params: { content: 'never mind' } })).status, 200, 'the mention edited away');
+    const [edited] = (await bouncer.waitFor('push/notify', before + 2)).slice(before + 1);
+    t.match(edited.json.gcm_payload, { event: 'remove', zulip_message_ids: String(id) }, 'the notification goes');
+    before = notifies().length;
+    const gone = await w.dm(ts.owner, [pia], 'sent by mistake');
+    await bouncer.waitFor('push/notify', before + 1);
+    t.equal((await ts.request('DELETE', `/messages/${gone}`)).status, 200, 'deleted');
+    const [deleted] = (await bouncer.waitFor('push/notify', before + 2)).slice(before + 1);
+    t.match(deleted.json.gcm_payload, { event: 'remove', zulip_message_ids: String(gone) }, 'its notification goes too');
+  });
+
   await t.test('a test notification', async (t) => {
     t.equal((await asPia('POST', '/mobile_push/test_notification', { params: { token: apnsToken } })).status, 200, 'Pia tests her iPhone');
     const [test] = bouncer.to('push/test_notification');

@@ -152,10 +152,18 @@ defineJobKind<PushJob>('pushNotify', {
     } catch (err) {
       return failed(run, realm, err, 'the notification');
     }
-    // Read while the request was out: the notification goes again at once.
+    // Read or deleted while the request was out: the notification goes again at once.
     const stored = storedBits(shard, realm, user.id, msg.id);
-    if (flagBits(shard, realm, user.id, msg, stored) & FLAG.read) scheduleRemoval(shard, batch, realm, user.id, [msg.id]);
-    else writeBits(shard, batch, realm, user.id, msg.id, stored, stored | ACTIVE_PUSH);
+    if (!getMessage(shard, realm, msg.id) || flagBits(shard, realm, user.id, msg, stored) & FLAG.read) return scheduleRemoval(shard, batch, realm, user.id, [msg.id]);
+    writeBits(shard, batch, realm, user.id, msg.id, stored, stored | ACTIVE_PUSH);
+    await batch.commit();
+    // A deletion whose transaction started while this one was in flight found no mark in the
+    // committed rows (removals.ts): the removal is owed from here.
+    if (!getMessage(shard, realm, msg.id)) {
+      const again = shard.batch();
+      scheduleRemoval(shard, again, realm, user.id, [msg.id]);
+      await again.commit();
+    }
   },
 });
 
