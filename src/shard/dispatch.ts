@@ -1,4 +1,5 @@
-import type { OpContext, Operation, Reply } from '../api/operation.js';
+import type { BrowserRequest, OpContext, Operation, Reply, SessionRef } from '../api/operation.js';
+import { checkCsrf, sessionRequired, sessionUser } from '../api/sessions/auth.js';
 import { operations } from '../api/registry.js';
 import { constantTimeEqual, parseBasic } from '../lib/auth.js';
 import { userLimitersOf } from '../api/server/rate-limit.js';
@@ -9,6 +10,7 @@ import { RawJson, stringifyWithRaw } from '../lib/raw-json.js';
 import type { RealmState } from '../model/realm-state.js';
 import { BOT_TYPE, ROLE, type UserRecord } from '../model/types.js';
 import type { Shard } from './shard.js';
+import { auditRequest } from './audit.js';
 
 /** What the front end sends for one HTTP request. */
 export interface RequestTask {
@@ -23,6 +25,13 @@ export interface RequestTask {
   remoteAddr: string;
   /** Unique per HTTP request: a long-poll is cancelled by it when its client goes away. */
   requestId?: string;
+  /** GET /events through the long-poll path: its answer may carry a desk (api/events/desk.ts). */
+  longPoll?: boolean;
+  /**
+   * A browser's request (the /json/ twin of /api/v1, pages, upload links): its session cookie
+   * authenticates it when no Authorization header does (api/sessions/auth.ts).
+   */
+  browser?: BrowserRequest;
 }
 
 export type { Reply } from '../api/operation.js';
@@ -74,6 +83,23 @@ function authenticateWebhook(realm: RealmState, task: RequestTask): UserRecord {
   return found;
 }
 
+/**
+ * A request without an Authorization header that comes from a browser: its session, then the
+ * CSRF check for a write. Without a live session it is anonymous ('optional' operations) or
+ * refused with the reference's session challenge (the /json/ routes).
+ */
+function authenticateSession(shard: Shard, realm: RealmState, task: RequestTask, required: boolean): { user: UserRecord; session: SessionRef } | null {
+  const found = sessionUser(shard, realm, task.browser);
+  if (!found) {
+    if (required) throw sessionRequired();
+    return null;
+  }
+  checkCsrf(task.browser!, found.session);
+  if (realm.realm.deactivated) throw realmDeactivated();
+  if (!found.user.isActive) throw userDeactivated();
+  return found;
+}
+
 function checkRole(op: Operation, user: UserRecord | null): void {
   if (!op.role || !user) return;
   if (op.role === 'administrator' && user.role > ROLE.administrator) throw new ApiError('Must be an organization administrator', { code: 'UNAUTHORIZED_PRINCIPAL' });
@@ -116,16 +142,29 @@ function limitFailedAuth(shard: Shard, task: RequestTask): void {
 }
 
 export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> {
+  const reply = await answer(shard, task);
+  auditRequest(task, reply);
+  return reply;
+}
+
+async function answer(shard: Shard, task: RequestTask): Promise<Reply> {
   let limitHeaders: Record<string, string> | undefined;
+  let user: UserRecord | null = null;
   try {
     const op = operations[task.op];
     if (!op) throw new Error(`no operation ${task.op}`);
     const realm = shard.realm(task.realmId);
     if (!realm) throw new Error(`shard ${shard.index} does not own realm ${task.realmId}`);
     if (op.auth !== 'none' && realm.realm.deactivated && !task.authorization) throw realmDeactivated();
-    let user: UserRecord | null;
+    let session: SessionRef | undefined;
     try {
-      user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task) : authenticate(realm, task.authorization, op.auth === 'user');
+      if (op.auth !== 'none' && op.auth !== 'webhook' && task.browser && !task.authorization) {
+        const found = authenticateSession(shard, realm, task, op.auth === 'user');
+        user = found?.user ?? null;
+        session = found?.session;
+      } else {
+        user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task) : authenticate(realm, task.authorization, op.auth === 'user');
+      }
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) limitFailedAuth(shard, task);
       throw err;
@@ -134,17 +173,23 @@ export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> 
     limitHeaders = rateLimit(shard, task, user);
     checkRole(op, user);
     const { params, ignored } = parseParams<Record<string, unknown>>(op.params, task.params, task.pathParams, shard.config.requestLimits);
-    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '' };
+    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '', browser: task.browser, session, longPoll: task.longPoll };
     // A POST /register waiting for a consistent snapshot holds new work back (Shard.quiesced).
     if (shard.gate && !op.passesGate) await shard.gate;
     const fields = await op.handler(ctx);
+    // A long-poll's desk goes to the front end, not into the body.
+    const desk = fields.__desk as Reply['desk'];
+    if (desk) delete fields.__desk;
     const reply = fields.__reply ? (fields.__reply as Reply) : success(fields, op.silentlyIgnoresParams ? [] : ignored);
+    if (desk) reply.desk = desk;
     if (limitHeaders) reply.headers = { ...reply.headers, ...limitHeaders };
+    if (user) reply.userId = user.id;
     return reply;
   } catch (err) {
     if (err instanceof ApiError) {
       const reply = errorReply(err);
       if (limitHeaders) reply.headers = { ...limitHeaders, ...reply.headers };
+      if (user) reply.userId = user.id;
       return reply;
     }
     log.error({ err, op: task.op, shard: shard.index }, 'unhandled error in operation');
