@@ -242,4 +242,7 @@ export const pageRoutes: readonly Route[] = [
   r('POST', '/accounts/confirm_new_email/', 'emailChange.confirm'),
   // Data exports' archives, at their export_url (api/exports/).
   r('GET', '/user_avatars/exports/{realm_id_str}/{secret}/{file_name}', 'exports.file'),
+  // The unsubscribe link of every email (api/notify/unsubscribe.ts); POST is a mail client's one-click unsubscribe.
+  r('GET', '/accounts/unsubscribe/{email_type}/{confirmation_key}', 'notify.unsubscribe'),
+  r('POST', '/accounts/unsubscribe/{email_type}/{confirmation_key}', 'notify.unsubscribePost'),
 ];

@@ -28,6 +28,7 @@ import { operations as realmDomains } from './realm-domains/index.js';
 import { operations as realmImages } from './realm-images/index.js';
 import { operations as exports } from './exports/index.js';
 import { operations as navigationViews } from './navigation-views/index.js';
+import { operations as notify } from './notify/index.js';
 import { welcomeTestOperations } from './invites/welcome-test.js';
 import { operations as scheduledMessages } from './scheduled-messages/index.js';
 import { operations as server } from './server/index.js';
@@ -66,6 +67,7 @@ export const operations: Record<string, Operation<any>> = {
   ...reminders,
   ...savedSnippets,
   ...navigationViews,
+  ...notify,
   ...exports,
   ...calls,
   ...realmDomains,

@@ -4,6 +4,7 @@ import { ConfigError } from '../config.js';
 import { ApiError } from '../lib/errors.js';
 import { RealmCreationError } from '../realms.js';
 import { CliError } from './context.js';
+import { pushCommands } from './push.js';
 import { realmCommands } from './realm.js';
 import { importCommands } from './import.js';
 import { exportCommands } from './export.js';
@@ -26,6 +27,7 @@ exportCommands(program);
 userCommands(program);
 seedCommand(program);
 storeCommands(program);
+pushCommands(program);
 
 // Known failures are one line and a non-zero status; anything else is a bug and shows its stack.
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -65,7 +65,7 @@ export async function startMailListener(config: ResolvedConfig, pool: ShardPool,
             tmpFiles.push(tmpPath);
             attachments.push({ filename: a.filename ?? 'attachment', contentType: a.contentType, tmpPath, size: a.size });
           }
-          const mail: InboundMail = { to: rcpt.address, from: fromHeader(parsed.headerLines) ?? (session.envelope.mailFrom ? session.envelope.mailFrom.address : ''), subject: parsed.subject ?? '', text: parsed.text ?? null, html: typeof parsed.html === 'string' ? parsed.html : null, attachments };
+          const mail: InboundMail = { to: rcpt.address, from: fromHeader(parsed.headerLines) ?? (session.envelope.mailFrom ? session.envelope.mailFrom.address : ''), subject: parsed.subject ?? '', text: parsed.text ?? null, html: typeof parsed.html === 'string' ? parsed.html : null, attachments, autoSubmitted: String(parsed.headers.get('auto-submitted') ?? '').toLowerCase() };
           const result = await pool.admin<string>(shard, { kind: 'admin', op: 'mail', mail });
           if (result !== 'delivered') throw Object.assign(new Error('Mail refused by gateway.'), { responseCode: 550 });
         }

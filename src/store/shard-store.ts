@@ -69,6 +69,9 @@ import type { MessageIds } from './message-ids.js';
  *                                                          messages and reminders)
  *   exports     [realmId, exportId]                      -> RealmExportRecord  data exports; the
  *                                                          archives are files (api/exports/)
+ *   notify      ['unsub', token] | ['unsubUser', realmId, userId] | ['active', realmId, userId]
+ *               | ['digest', realmId, userId]          -> unsubscribe keys, last activity and
+ *                                                          last digest (api/notify/store.ts)
  *   sessions    [realmId, userId, sha256(token)]         -> SessionRecord  the web app's browser
  *                                                          sessions (store/sessions.ts)
  *   passwordResets [realmId, sha256(token)]              -> PasswordResetRecord  a reset link's
@@ -130,6 +133,7 @@ export interface ShardStore {
   navigationViews: Database;
   exports: Database;
   scheduled: Database;
+  notify: Database;
   sessions: Database;
   passwordResets: Database;
   emailChanges: Database;
@@ -198,6 +202,7 @@ export function openShardStore(dataDir: string, shard: number, readOnly = false)
     navigationViews: db('navigationViews'),
     scheduled: db('scheduled'),
     exports: db('exports'),
+    notify: db('notify'),
     sessions: db('sessions'),
     passwordResets: db('passwordResets'),
     emailChanges: db('emailChanges'),
