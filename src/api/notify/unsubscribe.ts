@@ -36,7 +36,7 @@ const unsubscribe = operation<{ email_type: string; confirmation_key: string }>(
     const owner = kind && unsubscribeOwner(shard, params.confirmation_key);
     const user = owner && owner.realmId === realm.id ? realm.users.get(owner.userId) : undefined;
     if (!kind || !user?.isActive) return unknownLink();
-    if (userSetting(user, kind.setting) !== false) await doUpdateSettings(shard, realm, user, { fullName: null, settings: new Map([[kind.setting, false]]), newPassword: null }, null);
+    if (userSetting(user, kind.setting) !== false) await doUpdateSettings(shard, realm, user, { fullName: null, settings: new Map([[kind.setting, false]]), newPassword: null, newEmail: null }, null);
     const body = `<h1>Email settings updated</h1>
 <p>You've successfully unsubscribed from Zulip ${h(kind.name)} emails for <a href="${h(realm.url)}">${h(realm.realm.name)}</a>.</p>
 <p>You can undo this change or review your preferences in your <a href="${h(realm.url)}/#settings/notifications">notification settings</a>.</p>`;
