@@ -132,7 +132,10 @@ t.test('a desk goes with the queue and with the credentials', async (t) => {
       t.ok(ended.status === 200 || ended.status === 400 || ended.status === 401, `the parked poll ends (${ended.status})`);
       const refused = await poll({ queue_id: queueId, last_event_id: -1, dont_block: true });
       t.equal(refused.status, 401, 'the next poll is refused');
-      t.equal(refused.body.code, 'USER_DEACTIVATED', 'as deactivated');
+      // An API key of a deactivated account is refused as the reference's
+      // authenticated_rest_api_view does: UNAUTHORIZED, with the refusal's text.
+      t.equal(refused.body.code, 'UNAUTHORIZED', 'as unauthorized');
+      t.match(refused.body.msg, /deactivated/, 'saying the account is deactivated');
     });
 
     t.test(`${path}: another user's credentials, another realm's host`, async (t) => {
