@@ -52,6 +52,18 @@ export interface Config {
    * "temp", which its test server accepts; a run of that suite sets this to 0.
    */
   passwordMinLength: number;
+  /** A node of a cluster (src/cluster/, docs/SCALING.md); null: one server, as without etcd. */
+  cluster: ClusterConfig | null;
+}
+
+export interface ClusterConfig {
+  /** etcd's client URLs. */
+  etcd: string[];
+  nodeId: string;
+  /** host:port where the proxy and the other nodes reach this node; default: bind and port. */
+  advertise?: string | null;
+  leaseSeconds?: number;
+  idBlock?: number;
 }
 
 /** A config with every default filled in, once the listening port is known. */
@@ -114,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   };
   for (const [key, value] of Object.entries({ ...fromEnv, ...overrides })) if (value !== undefined) merged[key] = value;
   applySmtpEnv(env, merged);
+  applyClusterEnv(env, merged);
   const limits = env.STOA_RATE_LIMITS;
   if (limits !== undefined && limits !== '' && overrides.rateLimits === undefined) {
     if (limits !== 'on' && limits !== 'off') throw new ConfigError(`STOA_RATE_LIMITS must be "on" or "off", got "${limits}"`);
@@ -144,6 +157,18 @@ function applySmtpEnv(env: NodeJS.ProcessEnv, merged: Record<string, unknown>): 
     if (env.STOA_SMTP_PASSWORD) email.smtp.password = env.STOA_SMTP_PASSWORD;
   }
   merged.email = email;
+}
+
+/** STOA_ETCD (comma-separated URLs), STOA_NODE_ID and STOA_ADVERTISE make this server a cluster node. */
+function applyClusterEnv(env: NodeJS.ProcessEnv, merged: Record<string, unknown>): void {
+  if (!env.STOA_ETCD && !env.STOA_NODE_ID && !env.STOA_ADVERTISE) return;
+  const cluster = { ...(merged.cluster as ClusterConfig | null) } as Partial<ClusterConfig>;
+  if (env.STOA_ETCD) cluster.etcd = env.STOA_ETCD.split(',').map((url) => url.trim()).filter(Boolean);
+  if (env.STOA_NODE_ID) cluster.nodeId = env.STOA_NODE_ID;
+  if (env.STOA_ADVERTISE) cluster.advertise = env.STOA_ADVERTISE;
+  if (!cluster.etcd) throw new ConfigError('STOA_NODE_ID and STOA_ADVERTISE need STOA_ETCD (or cluster.etcd in the config file)');
+  if (!cluster.nodeId) throw new ConfigError('STOA_ETCD needs STOA_NODE_ID (or cluster.nodeId in the config file): the name of this node in the cluster');
+  merged.cluster = cluster;
 }
 
 export function resolveConfig(config: Config, port: number): ResolvedConfig {

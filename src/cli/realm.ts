@@ -5,7 +5,7 @@ import type { RealmRecord, UserRecord } from '../model/types.js';
 import { createRealm, describeCreatedRealm, inProcess } from '../realms.js';
 import type { Directory } from '../store/directory.js';
 import { openShardStore } from '../store/shard-store.js';
-import { cliConfig, findRealm, knownUrls, realmLabel, withReadAccess, withRealmShard, withWriteAccess } from './context.js';
+import { cliConfig, CliError, findRealm, knownUrls, realmLabel, withReadAccess, withRealmShard, withWriteAccess } from './context.js';
 
 interface CreateOptions {
   subdomain: string;
@@ -17,6 +17,8 @@ interface CreateOptions {
 
 async function create(opts: CreateOptions): Promise<void> {
   const config = cliConfig(true);
+  // Realm ids and placements are the cluster's: a node's organizations come from etcd.
+  if (config.cluster) throw new CliError('this server is a cluster node: create organizations with stoa cluster create-org');
   const ownerFullName = opts.ownerName ?? opts.ownerEmail.split('@')[0];
   const created = await withWriteAccess(config, (directory) =>
     createRealm(

@@ -45,6 +45,7 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
       const reply = await pool.request(realm.shard, {
         kind: 'request',
         op: 'events.get',
+        method: 'GET',
         realmId: realm.id,
         authorization: req.headers.authorization || undefined,
         params: withoutInternal(lastValues(parseQuery(query))),

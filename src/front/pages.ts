@@ -57,12 +57,18 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
         try {
           realm = realmFor(ctx.host);
         } catch (err) {
+          if (err instanceof ApiError && err.status === 503) {
+            // A cluster moving the organization (src/cluster/): Retry-After says when to come back.
+            const page = errorPage(503, 'This organization is moving to another server: try again in a few seconds');
+            return sendPage(ctx, { ...page, headers: { ...page.headers, ...err.headers } });
+          }
           if (err instanceof ApiError) return sendPage(ctx, errorPage(404, 'There is no organization at this address'));
           throw err;
         }
         const reply = await pool.request(realm.shard, {
           kind: 'request',
           op: route.op,
+          method: route.method,
           realmId: realm.id,
           params: ctx.state.params,
           pathParams: (ctx as unknown as { params: Record<string, string> }).params,

@@ -2,7 +2,7 @@ import { Piscina } from 'piscina';
 import type { ResolvedConfig } from '../config.js';
 import type { Reply, RequestTask } from './dispatch.js';
 import type { AdminTask } from './admin.js';
-import { MessageIds } from '../store/message-ids.js';
+import { MessageIds, NO_LIMIT } from '../store/message-ids.js';
 import { log } from '../lib/log.js';
 
 /**
@@ -19,10 +19,15 @@ import { log } from '../lib/log.js';
 export class ShardPool {
   private readonly pools: (Piscina | undefined)[];
   private readonly filename = new URL('./worker.js', import.meta.url).href;
-  // One message-id counter for all shards (store/message-ids.ts); shared, not copied.
-  private readonly messageIds = MessageIds.buffer();
+  // One message-id counter for all shards (store/message-ids.ts); shared, not copied. A cluster
+  // node may hand out no id until etcd has given it a block (src/cluster/ids.ts).
+  private readonly idBuffer: SharedArrayBuffer;
+  /** The same counter, seen from the main thread. */
+  readonly messageIds: MessageIds;
 
   constructor(private readonly config: ResolvedConfig) {
+    this.idBuffer = MessageIds.buffer(config.cluster ? 0 : NO_LIMIT);
+    this.messageIds = new MessageIds(this.idBuffer);
     this.pools = new Array(config.shards).fill(undefined);
   }
 
@@ -44,7 +49,7 @@ export class ShardPool {
       concurrentTasksPerWorker: 100_000,
       maxQueue: Infinity,
       atomics: 'disabled',
-      workerData: { index, config: this.config, messageIds: this.messageIds },
+      workerData: { index, config: this.config, messageIds: this.idBuffer },
     }));
     // Piscina re-emits a worker's uncaught error on the pool, and an 'error' event with no
     // listener ends the process, taking every other shard with it. The failed shard's thread
@@ -59,8 +64,10 @@ export class ShardPool {
    * shared message-id counter to its high-water mark: no request may be served before that. A
    * shard that holds no realm has no messages, so it may start later.
    */
-  async ready(shards: Iterable<number>): Promise<void> {
+  async ready(shards: Iterable<number>, beforeJobs?: () => Promise<void>): Promise<void> {
     await Promise.all([...new Set(shards)].map((index) => this.pool(index).run({ kind: 'admin', op: 'ping' })));
+    // A cluster node: its id block, and which realms it serves (src/cluster/node.ts).
+    await beforeJobs?.();
     // Durable jobs send messages, so they too wait until every shard has raised the counter.
     this.jobsStarted = true;
     await Promise.all(this.running().map((pool) => pool.run({ kind: 'startJobs' })));

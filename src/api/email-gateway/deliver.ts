@@ -2,7 +2,8 @@ import type { Shard } from '../../shard/shard.js';
 import { doSendMessage, MAX_MESSAGE_LENGTH, normalizeTopic } from '../messages/send.js';
 import { doUpload } from '../uploads/index.js';
 import { uploadUrl } from '../uploads/files.js';
-import { channelEmailByToken, decodeEmailAddress, gatewayDomain } from './address.js';
+import type { RealmState } from '../../model/realm-state.js';
+import { channelEmailByToken, decodeEmailAddress, gatewayDomain, type ChannelEmail } from './address.js';
 
 /**
  * Mail to a channel address, posted as the reference's email gateway posts it
@@ -59,11 +60,17 @@ function htmlToText(html: string): string {
 }
 
 /** Posts the mail if one of this shard's channel addresses is its recipient. */
-export async function deliverMail(shard: Shard, mail: InboundMail): Promise<'delivered' | 'unknown' | 'refused'> {
+export async function deliverMail(shard: Shard, mail: InboundMail): Promise<'delivered' | 'unknown' | 'refused' | 'paused'> {
   const decoded = decodeEmailAddress(mail.to, gatewayDomain(shard));
   const record = decoded && channelEmailByToken(shard, decoded.token);
   const realm = record && shard.realm(record.realmId);
   if (!decoded || !record || !realm) return 'unknown';
+  // A realm a cluster is moving takes no mail for a few seconds: the sender's server tries again.
+  if (shard.realmGate.isPaused(realm.id)) return 'paused';
+  return shard.realmGate.around(realm.id, () => deliverTo(shard, realm, record, decoded, mail));
+}
+
+async function deliverTo(shard: Shard, realm: RealmState, record: ChannelEmail, decoded: NonNullable<ReturnType<typeof decodeEmailAddress>>, mail: InboundMail): Promise<'delivered' | 'refused'> {
   const stream = realm.streams.get(record.streamId);
   const sender = realm.users.get(record.senderId);
   const creator = realm.users.get(record.creatorId);
@@ -94,5 +101,7 @@ export async function deliverMail(shard: Shard, mail: InboundMail): Promise<'del
 /** Whether a recipient names one of this shard's channel addresses (RCPT TO, before the data). */
 export function knowsAddress(shard: Shard, to: string): boolean {
   const decoded = decodeEmailAddress(to, gatewayDomain(shard));
-  return decoded !== null && channelEmailByToken(shard, decoded.token) !== undefined;
+  const record = decoded && channelEmailByToken(shard, decoded.token);
+  // A realm this shard holds a copy of but no longer serves (a cluster moved it) knows nothing.
+  return !!record && shard.realm(record.realmId) !== undefined;
 }

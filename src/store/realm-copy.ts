@@ -1,0 +1,227 @@
+import type { Database } from 'lmdb';
+import { pack, unpack } from 'msgpackr';
+import type { JobRecord } from './jobs.js';
+import type { Key, ShardStore, ShardTable } from './shard-store.js';
+
+/**
+ * One realm's rows, read out of a shard's store and written into another's: how a cluster moves
+ * an organization between nodes (src/cluster/moves.ts), and how a node drops a copy it no longer
+ * serves. Every table of the shard is named here with how its rows belong to a realm, so a new
+ * table cannot be forgotten (test/cluster/realm-copy.test.ts fails on an unnamed one):
+ *
+ *   prefix      keys lead with realmId: one range read
+ *   realm       the `realms` row, keyed by realmId
+ *   messages    keyed by message id (`messages`) or [msgId, n] (`submessages`): the realm's ids
+ *               come from its `bySender` index (every message has a sender)
+ *   channelEmails  ['c', realmId, ...] by range; ['t', token] rows whose value names the realm
+ *   jobs        `jobs` rows whose JobRecord names the realm, and their `jobKeys` rows
+ *   meta        the realm's `dmgroup:<realmId>:` rows; the shard's id counters (`seq:<kind>`),
+ *               which the receiving shard raises its own to (a realm's user, channel and group
+ *               ids come from its first shard's counters: the next ones must lie above them)
+ *   live        event queues and the event log: they end with the move (clients register again)
+ *
+ * Values are decoded and encoded again: each table's records share structures (msgpackr's
+ * sharedStructuresKey) that differ from store to store, so raw bytes would not read back.
+ */
+type Scope = 'prefix' | 'realm' | 'messages' | 'channelEmails' | 'jobs' | 'meta' | 'live';
+
+export const TABLE_SCOPES: Record<ShardTable, Scope> = {
+  realms: 'realm',
+  users: 'prefix',
+  streams: 'prefix',
+  subs: 'prefix',
+  groups: 'prefix',
+  devices: 'prefix',
+  meta: 'meta',
+  messages: 'messages',
+  byStream: 'prefix',
+  byTopic: 'prefix',
+  byDm: 'prefix',
+  byUserDm: 'prefix',
+  bySender: 'prefix',
+  uflags: 'prefix',
+  uflagIdx: 'prefix',
+  uflagUsers: 'prefix',
+  readMarks: 'prefix',
+  subHistory: 'prefix',
+  search: 'prefix',
+  uploads: 'prefix',
+  submessages: 'messages',
+  queues: 'live',
+  eventLog: 'live',
+  formerSubs: 'prefix',
+  profileFields: 'prefix',
+  userStatus: 'prefix',
+  mutedUsers: 'prefix',
+  alertWords: 'prefix',
+  emoji: 'prefix',
+  emojiImages: 'prefix',
+  userTopics: 'prefix',
+  channelFolders: 'prefix',
+  avatars: 'prefix',
+  invites: 'prefix',
+  inviteKeys: 'prefix',
+  botStorage: 'prefix',
+  channelEmails: 'channelEmails',
+  jobs: 'jobs',
+  jobKeys: 'jobs',
+  drafts: 'prefix',
+  snippets: 'prefix',
+  navigationViews: 'prefix',
+  scheduled: 'prefix',
+  exports: 'prefix',
+};
+
+/** A row as it travels: table name, key, decoded value. */
+export type Row = [ShardTable, Key, unknown];
+
+/**
+ * Where a dump stands: the step (an index into the steps below) and the last key it read there.
+ * Plain data, so it crosses threads and processes.
+ */
+export interface DumpCursor {
+  step: number;
+  after: Key | null;
+}
+
+const PREFIX_TABLES = (Object.keys(TABLE_SCOPES) as ShardTable[]).filter((t) => TABLE_SCOPES[t] === 'prefix');
+/** The steps of a dump, in order: the realm row, the prefix tables, then the rest. */
+const STEPS = ['realm', ...PREFIX_TABLES, 'messages', 'channelEmails', 'jobs', 'meta'] as const;
+
+const sameKey = (a: Key, b: Key) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Rows of `db` in [start, end), from just after `after` when it is given. */
+function* rangeRows(db: Database, start: Key, end: Key, after: Key | null): Generator<[Key, unknown]> {
+  for (const { key, value } of db.getRange({ start: after ?? start, end })) {
+    if (after !== null && sameKey(key as Key, after)) continue;
+    yield [key as Key, value];
+  }
+}
+
+type Step = (typeof STEPS)[number];
+
+/**
+ * The rows of one step from `after` on, each with the key to resume after. A step's rows come
+ * in key order of the table the step walks. The whole-table steps (channelEmails' tokens, jobs,
+ * meta) are small and always read from their start.
+ */
+function* stepRows(store: ShardStore, realmId: number, step: Step, after: Key | null): Generator<{ rows: Row[]; resume: Key }> {
+  switch (step) {
+    case 'realm': {
+      const value = store.realms.get(realmId);
+      if (value !== undefined) yield { rows: [['realms', realmId, value]], resume: realmId };
+      return;
+    }
+    case 'messages':
+      // The walk is over bySender; each message brings its record and its submessages.
+      for (const [key] of rangeRows(store.bySender, [realmId], [realmId + 1], after)) {
+        const id = (key as number[])[2];
+        const rows: Row[] = [];
+        const record = store.messages.get(id);
+        if (record !== undefined) rows.push(['messages', id, record]);
+        for (const { key: k, value } of store.submessages.getRange({ start: [id], end: [id + 1] })) rows.push(['submessages', k as Key, value]);
+        yield { rows, resume: key };
+      }
+      return;
+    case 'channelEmails':
+      for (const [key, value] of rangeRows(store.channelEmails, ['c', realmId], ['c', realmId + 1], null)) yield { rows: [['channelEmails', key, value]], resume: key };
+      for (const [key, value] of rangeRows(store.channelEmails, ['t'], ['u'], null)) {
+        if ((value as { realmId: number }).realmId === realmId) yield { rows: [['channelEmails', key, value]], resume: key };
+      }
+      return;
+    case 'jobs':
+      for (const { key, value } of store.jobs.getRange({})) {
+        const job = value as JobRecord;
+        if (job.realmId === realmId) yield { rows: [['jobs', key as Key, job], ['jobKeys', job.key, job.due]], resume: key as Key };
+      }
+      return;
+    case 'meta':
+      for (const [key, value] of rangeRows(store.meta, 'seq:', 'seq;', null)) yield { rows: [['meta', key, value]], resume: key };
+      for (const [key, value] of rangeRows(store.meta, `dmgroup:${realmId}:`, `dmgroup:${realmId};`, null)) yield { rows: [['meta', key, value]], resume: key };
+      return;
+    default:
+      for (const [key, value] of rangeRows(store[step], [realmId], [realmId + 1], after)) yield { rows: [[step, key, value]], resume: key };
+  }
+}
+
+const WHOLE: ReadonlySet<Step> = new Set(['channelEmails', 'jobs', 'meta']);
+
+/**
+ * Reads the realm's rows from `cursor` on until about `maxBytes` of them are packed or
+ * `budgetMs` has passed (a shard is one thread: its other realms wait meanwhile). Returns the
+ * packed rows and where to go on, or null once everything is read.
+ */
+export function dumpRealm(store: ShardStore, realmId: number, cursor: DumpCursor, maxBytes = 4 << 20, budgetMs = 20): { bytes: Uint8Array; rows: number; next: DumpCursor | null } {
+  const started = performance.now();
+  const rows: Row[] = [];
+  let size = 0;
+  const over = () => size > maxBytes || performance.now() - started > budgetMs;
+  for (let step = cursor.step, after = cursor.after; step < STEPS.length; step++, after = null) {
+    const name = STEPS[step];
+    let n = 0;
+    for (const item of stepRows(store, realmId, name, WHOLE.has(name) ? null : after)) {
+      for (const row of item.rows) {
+        rows.push(row);
+        size += 48 + (row[2] instanceof Uint8Array ? row[2].byteLength : 0);
+      }
+      if (!WHOLE.has(name) && ++n % 64 === 0 && over()) return { bytes: pack(rows), rows: rows.length, next: { step, after: item.resume } };
+    }
+    if (over() && step + 1 < STEPS.length) return { bytes: pack(rows), rows: rows.length, next: { step: step + 1, after: null } };
+  }
+  return { bytes: pack(rows), rows: rows.length, next: null };
+}
+
+/**
+ * Writes packed rows (from dumpRealm) in one transaction. The shard's id counters are raised,
+ * never lowered; every other row is written as it came.
+ */
+export async function loadRows(store: ShardStore, bytes: Uint8Array): Promise<number> {
+  const rows = unpack(bytes) as Row[];
+  await store.env.transaction(() => {
+    for (const [table, key, value] of rows) {
+      if (TABLE_SCOPES[table] === undefined || TABLE_SCOPES[table] === 'live') throw new Error(`a realm copy carries no rows of table ${table}`);
+      const db = store[table];
+      if (table === 'meta' && typeof key === 'string' && key.startsWith('seq:')) {
+        const mine = db.get(key) as number | undefined;
+        if (mine !== undefined && mine >= (value as number)) continue;
+      }
+      db.put(key, value);
+    }
+  });
+  return rows.length;
+}
+
+/**
+ * The order a clear walks: messages while their index still finds them, the realm row last,
+ * and never the shard's counters.
+ */
+const CLEAR_STEPS: Step[] = ['messages', 'channelEmails', 'jobs', 'meta', ...PREFIX_TABLES, 'realm'];
+
+/**
+ * Deletes up to `limit` of the realm's rows, from `cursor` on (a copy no longer served, or the
+ * partial copy of a move that starts over). Returns how many, and where to go on (null: done).
+ */
+export async function clearRealm(store: ShardStore, realmId: number, cursor: DumpCursor = { step: 0, after: null }, limit = 20_000): Promise<{ deleted: number; next: DumpCursor | null }> {
+  const doomed: [Database, Key][] = [];
+  let next: DumpCursor | null = null;
+  walk: for (let step = cursor.step, after = cursor.after; step < CLEAR_STEPS.length; step++, after = null) {
+    const name = CLEAR_STEPS[step];
+    for (const item of stepRows(store, realmId, name, name === 'messages' ? after : null)) {
+      for (const [table, key] of item.rows) {
+        if (table === 'meta' && typeof key === 'string' && key.startsWith('seq:')) continue;
+        doomed.push([store[table], key]);
+      }
+      if (doomed.length >= limit) {
+        // Deleted rows are not met again; only the message walk (over an index it keeps) resumes.
+        next = { step, after: name === 'messages' ? item.resume : null };
+        break walk;
+      }
+    }
+  }
+  if (doomed.length > 0) {
+    await store.env.transaction(() => {
+      for (const [db, key] of doomed) db.remove(key);
+    });
+  }
+  return { deleted: doomed.length, next };
+}
