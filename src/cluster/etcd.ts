@@ -57,7 +57,7 @@ export interface Placement {
   state: 'creating' | 'active';
 }
 
-export type MoveState = 'pause' | 'copy' | 'done';
+export type MoveState = 'warm' | 'pause' | 'copy' | 'done';
 
 export interface MoveRecord {
   /** Random, per move: a destination that restarts knows whether a copy is of this move. */
@@ -68,6 +68,10 @@ export interface MoveRecord {
   to: string;
   state: MoveState;
   requested: number;
+  /** The source's tracker of the writes made since the warm copy began (moves.ts). */
+  session?: string;
+  /** Rows the warm copy carried. */
+  warmRows?: number;
   /** When the source had closed the organization to writes (ms). */
   paused?: number;
   /** When the destination owned it (the compare-and-set), and served it. */

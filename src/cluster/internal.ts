@@ -5,7 +5,7 @@ import type { RealmStats } from '../shard/realm-moves.js';
 import type { DumpCursor } from '../store/realm-copy.js';
 import { KEYS, type MoveRecord } from './etcd.js';
 import { RealmTaken, type ClusterNode, type NewOrganization } from './node.js';
-import { removeRealmFiles, SECRET_HEADER, serveDump, serveFiles } from './transfer.js';
+import { removeRealmFiles, SECRET_HEADER, serveDelta, serveDump, serveFiles } from './transfer.js';
 import { receiveMail, type RoutedMail, type WireMail } from './mail.js';
 
 /**
@@ -16,7 +16,8 @@ import { receiveMail, type RoutedMail, type WireMail } from './mail.js';
  *
  *   GET    /_stoa/cluster/status                node, memory, CPU and each served realm's load
  *   POST   /_stoa/cluster/realms                create an organization here (JSON NewOrganization)
- *   GET    /_stoa/cluster/realms/<id>/dump      a realm's rows, for the move that paused it
+ *   GET    /_stoa/cluster/realms/<id>/dump      a realm's rows, for the move under way
+ *   GET    /_stoa/cluster/realms/<id>/delta     those written since the dump began
  *   GET    /_stoa/cluster/realms/<id>/files     its files (transfer.ts)
  *   DELETE /_stoa/cluster/copies/<subdomain>    drop the copy a move left behind
  *   POST   /_stoa/cluster/mail                  mail for one of this node's channel addresses
@@ -108,16 +109,19 @@ async function route(node: ClusterNode, mail: LocalMail, req: IncomingMessage, r
   if (method === 'GET' && path[0] === 'status') return json(res, 200, await nodeStatus(node));
   if (method === 'POST' && path[0] === 'realms' && path.length === 1) return json(res, 200, await node.createRealm((await readJson(req)) as NewOrganization));
   if (method === 'POST' && path[0] === 'mail') return json(res, 200, { result: await receiveMail((await readJson(req)) as WireMail, mail) });
-  if (method === 'GET' && path[0] === 'realms' && path.length === 3 && (path[2] === 'dump' || path[2] === 'files')) {
+  if (method === 'GET' && path[0] === 'realms' && path.length === 3 && ['dump', 'delta', 'files'].includes(path[2])) {
     const realmId = Number(path[1]);
     const entry = node.directory.list().find((e) => e.id === realmId);
     const move = entry && node.moves.get(entry.subdomain)?.value;
-    // Only the move that paused it here: then nothing changes the rows while they are read.
-    if (!entry || entry.held || !move || move.id !== url.searchParams.get('move') || move.state !== 'copy' || !node.driver.pausedFor(entry.subdomain, move.id)) {
-      return json(res, 409, { result: 'error', msg: `realm ${realmId} is not paused here for that move` });
+    const session = url.searchParams.get('session');
+    // Only for the move under way here: its writes tracked (warm), or paused (the last copy).
+    if (!entry || entry.held || !move || move.id !== url.searchParams.get('move') || !node.driver.mayDump(entry.subdomain, move, session)) {
+      return json(res, 409, { result: 'error', msg: `realm ${realmId} is not being moved from here by that move` });
     }
     if (path[2] === 'dump') return serveDump(node.pool, entry.shard, realmId, res);
-    return serveFiles(node.config.dataDir, realmId, res);
+    if (path[2] === 'delta') return serveDelta(node.pool, entry.shard, realmId, session ?? '', res);
+    const since = url.searchParams.get('since');
+    return serveFiles(node.config.dataDir, realmId, res, { since: since === null ? undefined : Number(since), list: url.searchParams.has('list') });
   }
   if (method === 'DELETE' && path[0] === 'copies' && path.length === 2) return json(res, 200, await dropCopy(node, decodeURIComponent(path[1])));
   json(res, 404, { result: 'error', msg: 'no such internal endpoint' });

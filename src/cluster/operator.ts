@@ -79,7 +79,7 @@ export async function createOrganization(client: Etcd3, org: NewOrganization, no
 }
 
 /**
- * Starts a move: the record in state `pause`, created only if no move of the organization is
+ * Starts a move: the record in state `warm`, created only if no move of the organization is
  * under way (cluster/moves.ts drives the rest).
  */
 export async function requestMove(client: Etcd3, subdomain: string, to: string): Promise<MoveRecord> {
@@ -89,7 +89,7 @@ export async function requestMove(client: Etcd3, subdomain: string, to: string):
   if (!(await getJson<AliveRecord>(client, KEYS.aliveNode(to)))) throw new OperatorError(`node ${to} is not running`);
   const current = await getJson<MoveRecord>(client, KEYS.move(subdomain));
   if (current && current.value.state !== 'done') throw new OperatorError(`"${subdomain}" is moving already (${current.value.from} -> ${current.value.to}, ${current.value.state})`);
-  const move: MoveRecord = { id: randomBytes(8).toString('hex'), realmId: placement.value.id, subdomain, from: placement.value.node, to, state: 'pause', requested: Date.now() };
+  const move: MoveRecord = { id: randomBytes(8).toString('hex'), realmId: placement.value.id, subdomain, from: placement.value.node, to, state: 'warm', requested: Date.now() };
   if (!(await casJson(client, KEYS.move(subdomain), current?.mod ?? null, move))) throw new OperatorError(`"${subdomain}" started moving meanwhile`);
   return move;
 }

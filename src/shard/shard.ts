@@ -231,8 +231,12 @@ export class Shard implements StoreView {
     return this.reloading;
   }
 
+  /** Set while a cluster copies one of this shard's realms away (shard/realm-moves.ts). */
+  writeObserver: ((writes: [Database, Key, unknown][]) => void) | null = null;
+  private readonly observer = () => this.writeObserver;
+
   batch(): WriteBatch {
-    return new WriteBatch(this.store, this.pending, this.events, this.commitFailed);
+    return new WriteBatch(this.store, this.pending, this.events, this.commitFailed, this.observer);
   }
 
   /** While set, requests wait before their handler runs (see quiesced()). */

@@ -72,8 +72,8 @@ export const TABLE_SCOPES: Record<ShardTable, Scope> = {
   exports: 'prefix',
 };
 
-/** A row as it travels: table name, key, decoded value. */
-export type Row = [ShardTable, Key, unknown];
+/** A row as it travels: table name, key, decoded value; a deletion carries `true` fourth. */
+export type Row = [ShardTable, Key, unknown] | [ShardTable, Key, undefined, true];
 
 /**
  * Where a dump stands: the step (an index into the steps below) and the last key it read there.
@@ -178,9 +178,13 @@ export function dumpRealm(store: ShardStore, realmId: number, cursor: DumpCursor
 export async function loadRows(store: ShardStore, bytes: Uint8Array): Promise<number> {
   const rows = unpack(bytes) as Row[];
   await store.env.transaction(() => {
-    for (const [table, key, value] of rows) {
+    for (const [table, key, value, deleted] of rows) {
       if (TABLE_SCOPES[table] === undefined || TABLE_SCOPES[table] === 'live') throw new Error(`a realm copy carries no rows of table ${table}`);
       const db = store[table];
+      if (deleted) {
+        db.remove(key);
+        continue;
+      }
       if (table === 'meta' && typeof key === 'string' && key.startsWith('seq:')) {
         const mine = db.get(key) as number | undefined;
         if (mine !== undefined && mine >= (value as number)) continue;
@@ -189,6 +193,43 @@ export async function loadRows(store: ShardStore, bytes: Uint8Array): Promise<nu
     }
   });
   return rows.length;
+}
+
+/**
+ * The realm a written row belongs to, if it tells (see TABLE_SCOPES): a transaction is a
+ * realm's when one of its rows is. A message's submessages and a job's key row say nothing, but
+ * come in the transaction of a row that does (the message record, the job).
+ */
+export function realmOfWrite(table: ShardTable, key: Key, value: unknown): number | undefined {
+  switch (TABLE_SCOPES[table]) {
+    case 'prefix':
+      return (key as number[])[0];
+    case 'realm':
+      return key as number;
+    case 'messages':
+    case 'jobs':
+      return (value as { realmId?: number } | undefined)?.realmId;
+    case 'channelEmails':
+      return (key as unknown[])[0] === 'c' ? ((key as number[])[1] as number) : (value as { realmId?: number } | undefined)?.realmId;
+    case 'meta':
+      return typeof key === 'string' && key.startsWith('dmgroup:') ? Number(key.split(':')[1]) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The rows written since a copy began (the keys a tracker gathered, shard/realm-moves.ts), as
+ * they stand now: each one's value, or its deletion; and the shard's counters. Packed.
+ */
+export function deltaRows(store: ShardStore, keys: Iterable<[ShardTable, Key]>): { bytes: Uint8Array; rows: number } {
+  const rows: Row[] = [];
+  for (const [table, key] of keys) {
+    const value = store[table].get(key);
+    rows.push(value === undefined ? [table, key, undefined, true] : [table, key, value]);
+  }
+  for (const [key, value] of rangeRows(store.meta, 'seq:', 'seq;', null)) rows.push(['meta', key, value]);
+  return { bytes: pack(rows), rows: rows.length };
 }
 
 /**
