@@ -44,6 +44,11 @@ export interface Operation<P = Record<string, unknown>> {
    * messages); every other endpoint refuses them.
    */
   allowIncomingWebhooks?: boolean;
+  /**
+   * Answers without `ignored_parameters_unsupported` (the reference's webhook views: a service's
+   * form fields are no API parameters).
+   */
+  silentlyIgnoresParams?: boolean;
   handler(ctx: OpContext<P>): Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 

@@ -144,7 +144,7 @@ export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> 
     // A POST /register waiting for a consistent snapshot holds new work back (Shard.quiesced).
     if (shard.gate && !op.passesGate) await shard.gate;
     const fields = writes ? await shard.realmGate.around(realm.id, async () => op.handler(ctx)) : await op.handler(ctx);
-    const reply = fields.__reply ? (fields.__reply as Reply) : success(fields, ignored);
+    const reply = fields.__reply ? (fields.__reply as Reply) : success(fields, op.silentlyIgnoresParams ? [] : ignored);
     if (limitHeaders) reply.headers = { ...reply.headers, ...limitHeaders };
     return reply;
   } catch (err) {

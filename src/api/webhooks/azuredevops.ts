@@ -1,4 +1,4 @@
-import { field, optional, registerIntegration, unsupportedEvent, type WebhookMessage, type WebhookRequest } from './registry.js';
+import { BRANCHES_OPTION, field, optional, registerIntegration, unsupportedEvent, type WebhookMessage, type WebhookRequest } from './registry.js';
 import { branchNotifiable, prOrIssueMessage, pushCommitsMessage, topicWithBranch, topicWithPrOrIssue } from './git.js';
 import { truthy } from './py.js';
 
@@ -66,4 +66,4 @@ function handle(req: WebhookRequest): WebhookMessage[] {
   return [{ topic, body: BODIES[event](p) }];
 }
 
-registerIntegration({ name: 'azuredevops', displayName: 'AzureDevOps', webhookName: 'AzureDevOps', allEventTypes: Object.keys(BODIES), params: ['branches'], handle });
+registerIntegration({ name: 'azuredevops', displayName: 'AzureDevOps', webhookName: 'AzureDevOps', allEventTypes: Object.keys(BODIES), params: ['branches'], urlOptions: [BRANCHES_OPTION], handle });

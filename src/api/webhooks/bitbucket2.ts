@@ -1,5 +1,5 @@
 import { log } from '../../lib/log.js';
-import { eventHeader, field, registerIntegration, unsupportedEvent, type WebhookMessage, type WebhookRequest } from './registry.js';
+import { BRANCHES_OPTION, eventHeader, field, registerIntegration, unsupportedEvent, type WebhookMessage, type WebhookRequest } from './registry.js';
 import {
   branchNotifiable,
   commitsCommentMessage,
@@ -208,6 +208,7 @@ registerIntegration({
   webhookName: 'Bitbucket2',
   allEventTypes: ['change_commit_status', 'pull_request_comment_created', 'pull_request_updated', 'pull_request_unapproved', 'push', 'pull_request_approved', 'pull_request_fulfilled', 'issue_created', 'issue_commented', 'fork', 'pull_request_comment_updated', 'pull_request_created', 'pull_request_rejected', 'repo:updated', 'issue_updated', 'commit_comment', 'pull_request_comment_deleted'],
   params: ['branches'],
+  urlOptions: [BRANCHES_OPTION],
   handle,
 });
 

@@ -1,4 +1,4 @@
-import { eventHeader, field, optional, registerIntegration, unsupportedEvent, type WebhookMessage, type WebhookRequest } from './registry.js';
+import { BRANCHES_OPTION, eventHeader, field, optional, registerIntegration, unsupportedEvent, type WebhookMessage, type WebhookRequest } from './registry.js';
 import {
   assigneeString,
   branchNotifiable,
@@ -152,4 +152,4 @@ function handle(req: WebhookRequest): WebhookMessage[] {
   return HANDLERS[key](p, req.params.branches, req.params.topic).map(({ topic, body }) => ({ topic, body, eventType: key, unquoteUrlParameters: true }));
 }
 
-registerIntegration({ name: 'bitbucket3', displayName: 'Bitbucket Server', webhookName: 'Bitbucket3', allEventTypes: Object.keys(HANDLERS), params: ['branches'], handle });
+registerIntegration({ name: 'bitbucket3', displayName: 'Bitbucket Server', webhookName: 'Bitbucket3', allEventTypes: Object.keys(HANDLERS), params: ['branches'], urlOptions: [BRANCHES_OPTION], handle });

@@ -1,4 +1,4 @@
-import { field, registerIntegration } from './registry.js';
+import { BRANCHES_OPTION, field, registerIntegration } from './registry.js';
 import { prOrIssueMessage } from './git.js';
 import { gogsFrame, type P } from './gogs.js';
 import { truthy } from './py.js';
@@ -27,4 +27,4 @@ function pullRequest(p: P, includeTitle: boolean): string {
   });
 }
 
-registerIntegration({ name: 'gitea', displayName: 'Gitea', webhookName: 'Gitea', allEventTypes: null, params: ['branches'], handle: gogsFrame('Gitea', 'X-Gitea-Event', pullRequest) });
+registerIntegration({ name: 'gitea', displayName: 'Gitea', webhookName: 'Gitea', allEventTypes: null, params: ['branches'], urlOptions: [BRANCHES_OPTION], handle: gogsFrame('Gitea', 'X-Gitea-Event', pullRequest) });

@@ -1,4 +1,4 @@
-import { eventHeader, field, jsonBoolParam, optional, registerIntegration, unsupportedEvent, type WebhookMessage, type WebhookRequest } from './registry.js';
+import { BRANCHES_OPTION, eventHeader, field, jsonBoolParam, optional, registerIntegration, unsupportedEvent, type WebhookMessage, type WebhookRequest } from './registry.js';
 import {
   branchNotifiable,
   commitsCommentMessage,
@@ -253,4 +253,4 @@ function handle(req: WebhookRequest): WebhookMessage[] {
   return [{ topic: topicFor(event, p, useMergeRequestTitle), body, eventType: event }];
 }
 
-registerIntegration({ name: 'gitlab', displayName: 'GitLab', webhookName: 'GitLab', allEventTypes: Object.keys(BODIES), params: ['branches', 'use_merge_request_title'], handle });
+registerIntegration({ name: 'gitlab', displayName: 'GitLab', webhookName: 'GitLab', allEventTypes: Object.keys(BODIES), params: ['branches', 'use_merge_request_title'], urlOptions: [BRANCHES_OPTION], handle });

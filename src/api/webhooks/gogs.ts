@@ -1,4 +1,4 @@
-import { eventHeader, field, registerIntegration, unsupportedEvent, type WebhookMessage, type WebhookRequest } from './registry.js';
+import { BRANCHES_OPTION, eventHeader, field, registerIntegration, unsupportedEvent, type WebhookMessage, type WebhookRequest } from './registry.js';
 import { branchNotifiable, createBranchMessage, issueMessage, prOrIssueMessage, pushCommitsMessage, releaseMessage, topicWithBranch, topicWithPrOrIssue, topicWithRelease } from './git.js';
 import { truthy } from './py.js';
 
@@ -105,5 +105,5 @@ export function gogsFrame(webhookName: string, header: string, pullRequest: Pull
 
 export const ALL_EVENT_TYPES = ['issue_comment', 'issues', 'create', 'pull_request', 'push', 'release'];
 
-registerIntegration({ name: 'gogs', displayName: 'Gogs', webhookName: 'Gogs', allEventTypes: ALL_EVENT_TYPES, params: ['branches'], handle: gogsFrame('Gogs', 'X-Gogs-Event', gogsPullRequest) });
+registerIntegration({ name: 'gogs', displayName: 'Gogs', webhookName: 'Gogs', allEventTypes: ALL_EVENT_TYPES, params: ['branches'], urlOptions: [BRANCHES_OPTION], handle: gogsFrame('Gogs', 'X-Gogs-Event', gogsPullRequest) });
 

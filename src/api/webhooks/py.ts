@@ -43,3 +43,23 @@ export function pyStr(value: unknown, nested = false): string {
   if (Array.isArray(value)) return `[${value.map(repr).join(', ')}]`;
   return `{${Object.entries(value as object).map(([k, v]) => `${reprString(k)}: ${repr(v)}`).join(', ')}}`;
 }
+
+/** Python's string.punctuation */
+export const PY_PUNCTUATION = new Set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~');
+
+/** str.splitlines() */
+export function splitLines(s: string): string[] {
+  const lines = s.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/** The first line of a text, as the reference's summary lines take it. */
+export function firstLine(s: string): string {
+  return splitLines(s)[0] ?? '';
+}
+
+/** Python's urllib.parse.unquote: %XX runs decoded as UTF-8, anything else kept. */
+export function unquote(text: string): string {
+  return text.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => new TextDecoder().decode(Buffer.from(run.replaceAll('%', ''), 'hex')));
+}

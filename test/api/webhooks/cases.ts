@@ -8,7 +8,8 @@ import type { TestServer } from '../../helpers/server.js';
  * read out of zerver/webhooks/<name>/tests.py): each posts a fixture as the reference's test
  * client does (path, query, headers, content type, HTTP Basic where it used it) and expects the
  * newest message(s) of the channel to have exactly the reference's topic and content, or no
- * message at all.
+ * message at all, or the reference's error (with the notice the bot's owner gets, where the
+ * reference sends one).
  */
 
 const fixtures = new URL('../../../../test/fixtures/webhooks/', import.meta.url);
@@ -19,15 +20,29 @@ interface Expected {
   content: string;
 }
 
+/** An error; `notice`: the direct message the bot's owner gets (`{{bot_name}}`, `{{support_email}}` filled in). */
+interface ExpectedError {
+  error: string;
+  status: number;
+  notice?: string;
+}
+
 interface Post {
   path: string;
   query: Record<string, string>;
   fixture?: string;
   body?: string;
+  /** The fixture goes in a form's `payload` field (Travis). */
+  form?: 'payload';
   basicAuth?: boolean;
   headers: Record<string, string>;
   contentType?: string;
-  expect: 'noop' | Expected[] | { error: string; status: number };
+  /** Where the messages land when the URL's channel is escaped (Jira); else the URL's `stream`. */
+  channel?: string;
+  /** Text the answer must contain. */
+  responseContains?: string[];
+  /** `errorContains`: any error whose message contains it; `body`: an answer of another shape (Slack's). */
+  expect: 'noop' | Expected[] | ExpectedError | { errorContains: string } | { status: number; body: Record<string, unknown> };
 }
 
 export interface Case {
@@ -46,13 +61,14 @@ export function loadCases(integration: string): Case[] {
 }
 
 export function fixtureText(integration: string, name: string): string {
-  return readFileSync(new URL(`${integration}/${name}.json`, fixtures), 'utf8');
+  return readFileSync(new URL(`${integration}/${name.includes('.') ? name : `${name}.json`}`, fixtures), 'utf8');
 }
 
 export interface Bot {
   email: string;
   apiKey: string;
   userId: number;
+  fullName: string;
 }
 
 let bots = 0;
@@ -60,44 +76,70 @@ let bots = 0;
 /** Creates an incoming webhook bot for the integration, owned by the realm owner. */
 export async function webhookBot(ts: TestServer, integration: string): Promise<Bot> {
   const n = ++bots;
-  const res = await ts.request('POST', '/bots', { params: { full_name: `${integration} bot ${n}`, short_name: `${integration}-hook-${n}`, bot_type: 2, service_name: integration } });
+  const fullName = `${integration} bot ${n}`;
+  const res = await ts.request('POST', '/bots', { params: { full_name: fullName, short_name: `${integration.replaceAll('_', '-')}-hook-${n}`, bot_type: 2, service_name: integration } });
   const user = await ts.request('GET', `/users/${res.body.user_id}`);
-  return { email: user.body.user.email, apiKey: res.body.api_key, userId: res.body.user_id };
+  return { email: user.body.user.email, apiKey: res.body.api_key, userId: res.body.user_id, fullName };
 }
 
 /** Posts as a service does, to any path under /api/v1/external. */
-export async function postRaw(ts: TestServer, path: string, query: Record<string, string>, body: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+export async function postRaw(ts: TestServer, path: string, query: Record<string, string>, body: string, headers: Record<string, string>): Promise<{ status: number; body: any; text: string }> {
   const url = `http://127.0.0.1:${ts.port}${path}?${new URLSearchParams(query)}`;
   const res = await fetch(url, { method: 'POST', body, headers: { host: ts.server.config.externalHost, ...headers } });
-  const parsed = await res.json();
+  const text = await res.text();
+  const parsed = JSON.parse(text);
   if (res.status === 200 && parsed.result === 'success') checkResponse('POST', '/external/{integration}', parsed);
-  return { status: res.status, body: parsed };
+  return { status: res.status, body: parsed, text };
 }
 
 /** The newest `count` messages of a narrow, newest last, as the owner reads them. */
 export async function newest(ts: TestServer, narrow: unknown[], count: number): Promise<any[]> {
-  const res = await ts.request('GET', '/messages', { params: { anchor: 'newest', num_before: count, num_after: 0, narrow, apply_markdown: false } });
+  const res = await ts.request('GET', '/messages', { params: { anchor: 'newest', num_before: count, num_after: 0, narrow, apply_markdown: false, allow_empty_topic_name: true } });
   return res.body.messages;
 }
 
 const channelNarrow = (stream: string) => [{ operator: 'channel', operand: stream }];
 
+/** The address the owner's notices name (notices.ts's supportAddress, from the config). */
+function supportAddress(ts: TestServer): string {
+  const from = ts.server.config.email.from;
+  return from?.match(/<([^>]+)>/)?.[1] ?? from ?? 'the server administrator';
+}
+
+/** Checks an error answer, and the notice the bot's owner got with it. */
+async function checkError(ts: TestServer, bot: Bot, res: { status: number; body: any }, expect: ExpectedError, problems: string[]): Promise<void> {
+  if (res.status !== expect.status || res.body.msg !== expect.error) problems.push(`expected error ${expect.status} "${expect.error}", got ${res.status} ${JSON.stringify(res.body)}`);
+  if (expect.notice === undefined) return;
+  const notice = expect.notice.replaceAll('{{bot_name}}', bot.fullName).replaceAll('{{support_email}}', supportAddress(ts));
+  const dm = (await newest(ts, [{ operator: 'is', operand: 'dm' }], 1)).at(-1);
+  if (dm?.content !== notice || dm?.sender_full_name !== 'Notification Bot') problems.push(`the owner's notice ${JSON.stringify(dm?.content)}, reference ${JSON.stringify(notice)}`);
+}
+
 /** Runs one reference case; the failures it finds, as text (empty when it passes). */
 export async function runCase(ts: TestServer, integration: string, bot: Bot, c: Case): Promise<string[]> {
   const problems: string[] = [];
   for (const post of c.posts) {
-    const stream = post.query.stream;
+    const stream = post.channel ?? post.query.stream;
     const narrow = stream === undefined ? [{ operator: 'dm', operand: [bot.userId] }] : channelNarrow(stream);
     const before = (await newest(ts, narrow, 1)).at(-1)?.id ?? 0;
     const query = post.basicAuth ? post.query : { ...post.query, api_key: bot.apiKey };
     const headers: Record<string, string> = { ...post.headers };
     if (post.contentType) headers['content-type'] = post.contentType;
     if (post.basicAuth) headers.authorization = `Basic ${Buffer.from(`${bot.email}:${bot.apiKey}`).toString('base64')}`;
-    const body = post.fixture !== undefined ? fixtureText(integration, post.fixture) : (post.body ?? '');
+    let body = post.fixture !== undefined ? fixtureText(integration, post.fixture) : (post.body ?? '');
+    if (post.form === 'payload') body = new URLSearchParams({ payload: body }).toString();
     const res = await postRaw(ts, post.path, query, body, headers);
+    for (const text of post.responseContains ?? []) if (!res.text.includes(text)) problems.push(`the answer lacks ${JSON.stringify(text)}: ${res.text}`);
     const expect = post.expect;
     if (!Array.isArray(expect) && expect !== 'noop') {
-      if (res.status !== expect.status || res.body.msg !== expect.error) problems.push(`expected error ${expect.status} "${expect.error}", got ${res.status} ${JSON.stringify(res.body)}`);
+      if ('errorContains' in expect) {
+        if (res.body.result === 'success' || !String(res.body.msg).includes(expect.errorContains)) problems.push(`expected an error with "${expect.errorContains}", got ${res.status} ${res.text}`);
+      } else if ('body' in expect) {
+        const same = Object.keys(res.body).length === Object.keys(expect.body).length && Object.entries(expect.body).every(([k, v]) => res.body[k] === v);
+        if (res.status !== expect.status || !same) problems.push(`expected ${expect.status} ${JSON.stringify(expect.body)}, got ${res.status} ${res.text}`);
+      } else await checkError(ts, bot, res, expect, problems);
+      const after = (await newest(ts, narrow, 1)).at(-1)?.id ?? 0;
+      if (after > before) problems.push(`${post.fixture ?? 'body'}: posted where the reference fails`);
       continue;
     }
     if (res.status !== 200 || res.body.result !== 'success') {
@@ -132,7 +174,7 @@ export async function runCase(ts: TestServer, integration: string, bot: Bot, c: 
 export async function runCaseTable(t: Test, ts: TestServer, integration: string, known: Record<string, string> = {}): Promise<void> {
   const bot = await webhookBot(ts, integration);
   const cases = loadCases(integration).filter((c) => !c.unit);
-  const streams = new Set(cases.flatMap((c) => c.posts.map((p) => p.query.stream)).filter((s) => s !== undefined));
+  const streams = new Set(cases.flatMap((c) => c.posts.map((p) => p.channel ?? p.query.stream)).filter((s) => s !== undefined));
   await ts.request('POST', '/users/me/subscriptions', { params: { subscriptions: [...streams].map((name) => ({ name })) } });
   let passed = 0;
   const byOrigin = { '10.2': [0, 0], main: [0, 0] };

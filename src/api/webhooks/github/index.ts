@@ -1,4 +1,4 @@
-import { eventHeader, field, jsonBoolParam, optional, registerIntegration, unsupportedEvent, type WebhookMessage, type WebhookRequest } from '../registry.js';
+import { BRANCHES_OPTION, IGNORE_PRIVATE_REPOSITORIES_OPTION, eventHeader, field, jsonBoolParam, optional, registerIntegration, unsupportedEvent, type WebhookMessage, type WebhookRequest } from '../registry.js';
 import { branchNotifiable, topicWithBranch, topicWithPrOrIssue } from '../git.js';
 import { truthy } from '../py.js';
 import { branchFromRef, repoName, type Ctx, type P } from './context.js';
@@ -157,6 +157,7 @@ registerIntegration({
   webhookName: 'GitHub',
   allEventTypes: Object.keys(BODIES),
   params: ['branches', 'ignore_private_repositories', 'include_repository_name'],
+  urlOptions: [BRANCHES_OPTION, IGNORE_PRIVATE_REPOSITORIES_OPTION],
   handle,
 });
 
