@@ -207,8 +207,23 @@ export interface Answer {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
-/** One HTTP request to 127.0.0.1:port with a Host header: through the proxy, or to a node. */
-export function call(port: number, host: string, method: string, path: string, opts: { auth?: { email: string; apiKey: string }; params?: Record<string, unknown>; body?: Buffer; contentType?: string; timeoutMs?: number } = {}): Promise<Answer> {
+/**
+ * One HTTP request to 127.0.0.1:port with a Host header: through the proxy, or to a node. A GET
+ * whose kept-alive connection was closed under it (nginx's old workers close idle connections
+ * when it reloads) goes again once on a new one, as HTTP clients retry idempotent requests.
+ */
+export async function call(port: number, host: string, method: string, path: string, opts: CallOptions = {}): Promise<Answer> {
+  try {
+    return await callOnce(port, host, method, path, opts);
+  } catch (err) {
+    if (method !== 'GET' || !/socket hang up|ECONNRESET/.test((err as Error).message)) throw err;
+    return callOnce(port, host, method, path, opts);
+  }
+}
+
+type CallOptions = { auth?: { email: string; apiKey: string }; params?: Record<string, unknown>; body?: Buffer; contentType?: string; timeoutMs?: number };
+
+function callOnce(port: number, host: string, method: string, path: string, opts: CallOptions): Promise<Answer> {
   const headers: Record<string, string> = { host };
   let url = path;
   let body = opts.body;
