@@ -35,6 +35,8 @@ export interface NodeStatus {
   realms: (RealmStats & { subdomain: string; name: string })[];
   /** Copies of organizations that moved away, kept until dropped. */
   heldCopies: string[];
+  /** Organizations being copied here by a move not switched yet. */
+  arriving: string[];
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -76,6 +78,7 @@ export async function nodeStatus(node: ClusterNode): Promise<NodeStatus> {
     cpuSeconds: (usage.user + usage.system) / 1e6,
     realms: stats.filter((s) => byId.has(s.id) && !byId.get(s.id)!.held).map((s) => ({ ...s, subdomain: byId.get(s.id)!.subdomain, name: byId.get(s.id)!.name })),
     heldCopies: entries.filter((e) => e.held === 'moved-away').map((e) => e.subdomain),
+    arriving: entries.filter((e) => e.held === 'arriving').map((e) => e.subdomain),
   };
 }
 

@@ -50,6 +50,11 @@ export class MoveDriver {
     this.copier = new RealmCopier(node);
   }
 
+  /** Whether this node holds the organization paused for a move (as its source). */
+  pausing(subdomain: string): boolean {
+    return this.pausedHere.has(subdomain);
+  }
+
   /** Whether the dump may be read here now: tracked for the warm copy, or paused for the last. */
   mayDump(subdomain: string, move: MoveRecord, session: string | null): boolean {
     if (move.state === 'warm') return session !== null && this.sessions.get(subdomain)?.session === session && move.session === session;

@@ -195,6 +195,11 @@ export class ClusterNode {
         await this.readAll();
         await this.goOnline();
         await this.reconcile();
+        // What is still ours takes writes again, but for a move's pause.
+        for (const entry of this.offlinePaused.splice(0)) {
+          const current = this.directory.get(entry.subdomain);
+          if (current && !current.held && this.owns(entry.subdomain) && !this.driver.pausing(entry.subdomain)) await this.pool.admin(entry.shard, { kind: 'admin', op: 'realmResume', realmId: entry.id });
+        }
         log.warn('cluster: lease renewed; serving again');
       } catch (err) {
         log.warn({ err: (err as Error).message }, 'cluster: etcd still unreachable');
@@ -203,10 +208,13 @@ export class ClusterNode {
     }
   }
 
+  private readonly offlinePaused: DirectoryEntry[] = [];
+
   /** Every served realm closes to writes and ends its queues: the node cannot know it still owns them. */
   private async goOffline(): Promise<void> {
     for (const entry of this.served()) {
       await this.pool.admin(entry.shard, { kind: 'admin', op: 'realmPause', realmId: entry.id });
+      this.offlinePaused.push(entry);
       await this.pool.admin(entry.shard, { kind: 'admin', op: 'realmEndQueues', realmId: entry.id });
     }
   }

@@ -86,7 +86,7 @@ export interface StoaNode {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export async function startNode(t: Teardown, id: string, etcd: Etcd, env: Record<string, string> = {}): Promise<StoaNode> {
+export async function startNode(t: Teardown, id: string, etcd: Etcd, env: Record<string, string> = {}, config: Record<string, unknown> = {}): Promise<StoaNode> {
   const dataDir = tempDir(t, `stoa-${id}-`);
   const port = await freePort();
   const mailPort = await freePort();
@@ -105,7 +105,7 @@ export async function startNode(t: Teardown, id: string, etcd: Etcd, env: Record
         STOA_ETCD: etcd.url,
         STOA_NODE_ID: id,
         STOA_ADVERTISE: `127.0.0.1:${port}`,
-        STOA_CONFIG: configFile(dataDir, mailPort),
+        STOA_CONFIG: configFile(dataDir, mailPort, config),
         ...env,
       });
     },
@@ -117,10 +117,10 @@ export async function startNode(t: Teardown, id: string, etcd: Etcd, env: Record
   return node;
 }
 
-/** The email gateway on its own port, for the mail routing tests. */
-function configFile(dataDir: string, mailPort: number): string {
-  const file = join(dataDir, '..', `${dataDir.split('/').pop()}.json`);
-  writeFileSync(file, JSON.stringify({ emailGateway: { enabled: true, domain: 'mail.chat.test', port: mailPort, bind: '127.0.0.1', maxMessageBytes: 1 << 20 } }));
+/** The email gateway on its own port (the mail routing tests), and what a test adds. */
+function configFile(dataDir: string, mailPort: number, config: Record<string, unknown>): string {
+  const file = join(dataDir, 'node.json');
+  writeFileSync(file, JSON.stringify({ emailGateway: { enabled: true, domain: 'mail.chat.test', port: mailPort, bind: '127.0.0.1', maxMessageBytes: 1 << 20 }, ...config }));
   return file;
 }
 
