@@ -3,6 +3,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
+import { clusterScenarios } from './cluster.js';
 import { dayOfChat } from './day.js';
 import { fairness, soak } from './reliability.js';
 import { hammer, sleep, startBaseline, type Measured } from './lib/load.js';
@@ -85,6 +86,18 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
     return results;
   }
 
+  const cluster = async () => {
+    // The cluster's figures: nodes of their own behind nginx (bench/cluster.ts).
+    for (const outcome of await clusterScenarios({ sizes, quick: opts.quick === true, log }, want)) {
+      log(`${outcome.id}: ${outcome.value} (${outcome.pass === null ? 'n/a' : outcome.pass ? 'met' : 'missed'})`);
+      results.push(outcome);
+    }
+  };
+  if (!['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P7b', 'P8', 'P9', 'FAIR', 'SOAK'].some(want)) {
+    await cluster();
+    return results;
+  }
+
   // A heartbeat beyond any scenario's length keeps P3's extra polls parked throughout. Rate
   // limits stay on, so that their cost is measured, but high enough never to refuse the bench.
   const config = join(mkdtempSync(join(tmpdir(), 'stoa-bench-config-')), 'config.json');
@@ -104,6 +117,8 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
   } finally {
     await small.close();
   }
+
+  await cluster();
 
   // P5 is measured on the small realm; only P6 needs it again on the big one.
   if (!['P6', 'P7', 'P7b', 'P8'].some(want)) return results;

@@ -23,12 +23,15 @@ export interface LoadSpec {
   params?: Record<string, unknown>;
   connections: number;
   seconds: number;
+  /** A Host header other than the URL's (an organization of a cluster, through its proxy). */
+  host?: string;
 }
 
 /** Drives one request shape as hard as `connections` keep-alive clients can (autocannon). */
 export async function hammer(spec: LoadSpec): Promise<Measured> {
   const headers: Record<string, string> = {};
   if (spec.creds) headers.authorization = basicAuth(spec.creds);
+  if (spec.host) headers.host = spec.host;
   let path = spec.path;
   let body: string | undefined;
   if (spec.method === 'GET') {

@@ -205,9 +205,8 @@ export class Jobs {
     }
     const job = this.shard.read<JobRecord>(store.jobs, [due, key]);
     if (!job) return;
-    // A realm a cluster is moving waits (shard/realm-gate.ts); one this shard no longer serves
-    // has had its jobs taken away with it.
-    if (!this.shard.realm(job.realmId)) return;
+    // A realm a cluster is moving, away or here, waits (shard/realm-gate.ts); one this shard no
+    // longer serves has had its jobs taken away with it.
     if (this.shard.realmGate.isPaused(job.realmId)) {
       this.arm(key, due, now + PAUSED_RETRY_MS);
       return;

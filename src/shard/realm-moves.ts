@@ -61,6 +61,8 @@ export async function runRealmMove(shard: Shard, task: RealmMoveTask): Promise<u
       return clearRealm(shard.store, task.realmId, task.cursor);
     case 'realmLoad':
       if (shard.realm(task.realmId)) throw new Error(`realm ${task.realmId} is served by shard ${shard.index}: a copy cannot be loaded over it`);
+      // The copy's durable jobs wait until this node owns the realm (realmResume).
+      await shard.realmGate.pause(task.realmId);
       return loadRows(shard.store, task.bytes);
     case 'realmAttach':
       // Held until the node owns it: no request or job may change it before.

@@ -89,6 +89,8 @@ export class Poller {
   badQueue = 0;
   private running = true;
   private done: Promise<void> = Promise.resolve();
+  /** Ends a parked poll at once when the client stops. */
+  private readonly abort = new AbortController();
 
   constructor(
     private readonly port: number,
@@ -104,19 +106,24 @@ export class Poller {
 
   async stop(): Promise<void> {
     this.running = false;
-    await this.done;
+    this.abort.abort();
+    await this.done.catch((err) => {
+      if (!this.abort.signal.aborted) throw err;
+    });
   }
 
   private async request(method: string, path: string, params: Record<string, unknown>, timeoutMs = 120_000) {
     for (;;) {
       let answer;
       try {
-        answer = await call(this.port, this.host, method, path, { auth: this.creds, params, timeoutMs });
-      } catch {
+        answer = await call(this.port, this.host, method, path, { auth: this.creds, params, timeoutMs, signal: this.abort.signal });
+      } catch (err) {
+        if (this.abort.signal.aborted) throw err;
         await sleep(100);
         continue;
       }
-      if (answer.status === 503 || answer.status === 502) {
+      // A node that is not the owner (yet), or a proxy between two maps: try again.
+      if (answer.status === 503 || answer.status === 502 || answer.status === 504) {
         await sleep(retryDelay(answer.headers));
         continue;
       }

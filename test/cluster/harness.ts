@@ -142,7 +142,8 @@ export async function stoaClusterOk(etcd: Etcd, args: string[], env: Record<stri
 export interface Proxy {
   port: number;
   mapFile: string;
-  /** How often the map was rewritten (from its log). */
+  /** nginx's master process (its workers are its children). */
+  nginxPid: number;
   stop(): Promise<void>;
 }
 
@@ -195,7 +196,7 @@ export async function startProxy(t: Teardown, etcd: Etcd): Promise<Proxy> {
     clearTimeout(killer);
   };
   t.teardown(stop);
-  return { port, mapFile, stop };
+  return { port, mapFile, nginxPid: nginx.pid!, stop };
 }
 
 export interface Answer {
@@ -221,7 +222,7 @@ export async function call(port: number, host: string, method: string, path: str
   }
 }
 
-type CallOptions = { auth?: { email: string; apiKey: string }; params?: Record<string, unknown>; body?: Buffer; contentType?: string; timeoutMs?: number };
+type CallOptions = { auth?: { email: string; apiKey: string }; params?: Record<string, unknown>; body?: Buffer; contentType?: string; timeoutMs?: number; signal?: AbortSignal };
 
 function callOnce(port: number, host: string, method: string, path: string, opts: CallOptions): Promise<Answer> {
   const headers: Record<string, string> = { host };
@@ -255,6 +256,7 @@ function callOnce(port: number, host: string, method: string, path: string, opts
       res.on('error', reject);
     });
     req.setTimeout(opts.timeoutMs ?? 120_000, () => req.destroy(new Error(`${method} ${path}: no answer in time`)));
+    opts.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')), { once: true });
     req.on('error', reject);
     req.end(body);
   });
