@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { clusterScenarios } from './cluster.js';
 import { dayOfChat } from './day.js';
+import { importSpeed } from './import.js';
 import { fairness, soak } from './reliability.js';
 import { hammer, sleep, startBaseline, type Measured } from './lib/load.js';
 import { OwnServer, readZuliprc, RemoteServer, type SeedSpec, type Target } from './lib/target.js';
@@ -119,6 +120,8 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
   }
 
   await cluster();
+  // IMP needs no server: the CLI imports a generated export of the big realm's size.
+  await step('IMP', () => importSpeed(sizes.bigMessages, log));
 
   // P5 is measured on the small realm; only P6 needs it again on the big one.
   if (!['P6', 'P7', 'P7b', 'P8'].some(want)) return results;

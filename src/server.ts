@@ -5,6 +5,8 @@ import type { CreatedRealm } from './api/realm/actions.js';
 import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from './config.js';
 import { createFrontEnd } from './front/app.js';
 import { longPollHandler } from './front/longpoll.js';
+import { proxyTrust } from './front/client-address.js';
+import { startAdminSocket } from './front/admin-socket.js';
 import { setLogLevel } from './lib/log.js';
 import { ShardPool } from './shard/pool.js';
 import { localMail, startMailListener } from './front/smtp.js';
@@ -14,6 +16,8 @@ import { checkDirectoryFile, checkShardFiles, StoreError } from './store/integri
 import { probeStores } from './store/probe.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
 import { log } from './lib/log.js';
+import { refreshZuliprcSites } from './zuliprc.js';
+import { ensureStoreFormat } from './store/format.js';
 
 export interface RunningServer {
   config: ResolvedConfig;
@@ -23,6 +27,8 @@ export interface RunningServer {
   bootstrap: (CreatedRealm & { zuliprc: string }) | null;
   /** The email gateway's SMTP port, when its listener runs (front/smtp.ts). */
   mailPort: number | null;
+  /** What the start changed that an operator should hear of (main.ts prints them). */
+  notices: string[];
   /** Stops accepting, lets in-flight requests finish, flushes LMDB. */
   close(): Promise<void>;
 }
@@ -35,7 +41,7 @@ function listen(server: Server, port: number, bind: string): Promise<number> {
 }
 
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
-  setLogLevel(config.logLevel);
+  setLogLevel(config.logLevel, config.accessLog);
   mkdirSync(config.dataDir, { recursive: true });
   // One writer per data directory: refuse a second server, and the admin CLI while we run.
   const lock = acquireLock(config.dataDir);
@@ -87,6 +93,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   // problem, never opened (LMDB would crash on it) or replaced by an empty one.
   checkDirectoryFile(config.dataDir);
   const directory = new Directory(config.dataDir);
+  let notices: string[];
   try {
     checkShardFiles(config.dataDir, directory.list());
     // What the shards are about to load, read first in a child process: a damaged page there
@@ -95,6 +102,8 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       const [problem] = (await probeStores(config.dataDir, 'load')).problems;
       if (problem) throw new StoreError(problem.file, problem.problem + (problem.table && !problem.problem.includes(problem.table) ? ` (table ${problem.table})` : ''));
     }
+    // An older data format is upgraded (after a copy), a newer one refused, before a shard opens.
+    notices = await ensureStoreFormat(config.dataDir, directory);
   } catch (err) {
     await directory.close();
     throw err;
@@ -139,7 +148,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const pool = new ShardPool(resolved);
   // A cluster node (docs/SCALING.md); loaded only then, with its etcd client.
   const cluster = resolved.cluster ? await clusterNode(resolved, directory, pool, () => front.refreshRealms()) : null;
-  const front = createFrontEnd(resolved, directory, pool, cluster?.admit);
+  const front = createFrontEnd(resolved, directory, pool, cluster ?? undefined);
   await pool.ready(
     directory.list().map((realm) => realm.shard),
     cluster ? () => cluster.start() : undefined,
@@ -160,6 +169,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     });
     front.refreshRealms();
   }
+  notices.push(...refreshZuliprcSites(resolved, directory));
   const shardsWithRealms = () => directory.list().map((realm) => realm.shard);
   const mailRoute = cluster ? new (await import('./cluster/mail.js')).MailRouter(cluster) : undefined;
   const mail = resolved.emailGateway.enabled && resolved.emailGateway.port !== null ? await startMailListener(resolved, pool, shardsWithRealms, mailRoute) : null;
@@ -172,13 +182,19 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   }
   let closing: Promise<void> | null = null;
   const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null, front.limitAddress);
+  const proxies = proxyTrust(resolved.trustedProxies, resolved.scheme);
   handle = (req, res) => {
+    proxies.tag(req);
+    front.logRequest(req, res);
     // Once stopping, every answer closes its connection (see longpoll.ts).
     if (closing) res.shouldKeepAlive = false;
     if (internal?.(req, res)) return;
     if (!longPoll(req, res)) void koa(req, res);
   };
   for (const [req, res] of early.splice(0)) handle(req, res);
+  const url = `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`;
+  // The admin CLI's way in while the server runs (`stoa user ...`).
+  const adminSocket = await startAdminSocket({ config: resolved, directory, pool, url, refreshRealms: front.refreshRealms });
 
   /**
    * A graceful stop. In order:
@@ -199,6 +215,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     (closing ??= (async () => {
       const started = Date.now();
       await mail?.close();
+      await adminSocket?.close();
       const deadline = started + resolved.stopGraceSeconds * 1000;
       await new Promise((resolve) => setTimeout(resolve, Math.min(ACCEPT_LINGER_MS, resolved.stopGraceSeconds * 1000)));
       // Closed from the check phase, right after the poll phase has accepted every connection
@@ -224,5 +241,5 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       lock.release();
     })());
 
-  return { config: resolved, url: `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`, port, bootstrap, mailPort: mail?.port ?? null, close };
+  return { config: resolved, url, port, bootstrap, mailPort: mail?.port ?? null, notices, close };
 }

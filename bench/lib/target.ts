@@ -66,7 +66,8 @@ export class OwnServer implements Target {
   }
 
   private childEnv(): NodeJS.ProcessEnv {
-    return { ...process.env, STOA_DATA_DIR: this.dataDir, STOA_PORT: '0', STOA_LOG_LEVEL: 'warn', ...this.env };
+    // No access lines: this process keeps the server's stdout, and a line per request would pile up here.
+    return { ...process.env, STOA_DATA_DIR: this.dataDir, STOA_PORT: '0', STOA_LOG_LEVEL: 'warn', STOA_ACCESS_LOG: '0', ...this.env };
   }
 
   /** Starts the server; resolves with what it printed once it listens. */

@@ -64,6 +64,8 @@ export interface Reply {
   file?: { path: string; contentType: string };
   /** Sent instead of `body`: bytes read from the store (a custom emoji's image). */
   bytes?: Uint8Array;
+  /** Who the request was from, once authenticated: for the access log (front/request-log.ts). */
+  userId?: number;
 }
 
 /** Identity function that gives `params` its type at the definition site. */

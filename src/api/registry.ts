@@ -22,6 +22,7 @@ import { operations as realm } from './realm/index.js';
 import { operations as reminders } from './reminders/index.js';
 import { operations as savedSnippets } from './saved-snippets/index.js';
 import { operations as calls } from './calls/index.js';
+import { operations as passwordReset } from './password-reset/index.js';
 import { operations as realmDomains } from './realm-domains/index.js';
 import { operations as realmImages } from './realm-images/index.js';
 import { operations as exports } from './exports/index.js';
@@ -53,6 +54,7 @@ export const operations: Record<string, Operation<any>> = {
   ...emailGateway,
   ...events,
   ...invites,
+  ...passwordReset,
   ...linkifiers,
   ...messages,
   ...playgrounds,

@@ -1,13 +1,15 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from '../config.js';
-import { setLogLevel } from '../lib/log.js';
+import { auditToStderr, setLogLevel } from '../lib/log.js';
 import type { RealmState } from '../model/realm-state.js';
 import { Shard } from '../shard/shard.js';
 import { MessageIds } from '../store/message-ids.js';
+import { idsAcrossShards } from '../store/server-ids.js';
 import { Directory, type DirectoryEntry } from '../store/directory.js';
 import { checkDirectoryFile, checkShardFiles } from '../store/integrity.js';
 import { acquireLock, DataDirLockedError } from '../store/lock.js';
+import { ensureStoreFormat } from '../store/format.js';
 
 /** An error the CLI reports as one line (`stoa: <message>`) with exit status 1. */
 export class CliError extends Error {}
@@ -20,6 +22,7 @@ export class CliError extends Error {}
 export function cliConfig(needUrls = false): ResolvedConfig {
   const config = loadConfig();
   setLogLevel(config.logLevel);
+  auditToStderr();
   if (needUrls && !knownUrls(config)) {
     throw new CliError('the port is 0 and externalHost is not set, so realm URLs are unknown: set STOA_PORT or STOA_EXTERNAL_HOST');
   }
@@ -52,7 +55,9 @@ export async function withWriteAccess<T>(config: ResolvedConfig, fn: (directory:
   try {
     lock = acquireLock(config.dataDir);
   } catch (err) {
-    if (err instanceof DataDirLockedError) throw new CliError(`the server is running (pid ${err.pid}); stop it first`);
+    // A running server is reached through its admin socket (server-client.ts) before this: the
+    // holder is another admin command, or a server that could not open its socket.
+    if (err instanceof DataDirLockedError) throw new CliError(`process ${err.pid} holds the data directory (another admin command, or a server without its admin socket); try again once it is done`);
     throw err;
   }
   try {
@@ -61,6 +66,7 @@ export async function withWriteAccess<T>(config: ResolvedConfig, fn: (directory:
     const directory = new Directory(config.dataDir);
     try {
       checkShardFiles(config.dataDir, directory.list());
+      for (const notice of await ensureStoreFormat(config.dataDir, directory)) console.error(`stoa: ${notice}`);
       return await fn(directory);
     } finally {
       await directory.close();
@@ -84,11 +90,18 @@ export async function withReadAccess<T>(config: ResolvedConfig, fn: (directory: 
   }
 }
 
+/** A counter at the data directory's marks that hands out nothing until etcd gives it a block. */
+function clusterToolIds(dataDir: string): SharedArrayBuffer {
+  const buffer = MessageIds.buffer(0);
+  new MessageIds(buffer).raiseTo(new MessageIds(idsAcrossShards(dataDir)).current());
+  return buffer;
+}
+
 /** Opens the shard that owns a realm in this process, as the server's worker thread would. */
 export async function withRealmShard<T>(config: ResolvedConfig, entry: DirectoryEntry, fn: (shard: Shard, realm: RealmState) => Promise<T>): Promise<T> {
   if (entry.held) throw new CliError(`${realmLabel(entry.subdomain)} moved to another node of the cluster: only its old copy is here`);
   // A cluster node's messages take ids from a block etcd hands out (src/cluster/ids.ts).
-  const shard = Shard.open(entry.shard, config, config.cluster ? MessageIds.buffer(0) : undefined);
+  const shard = Shard.open(entry.shard, config, config.cluster ? clusterToolIds(config.dataDir) : undefined);
   try {
     if (config.cluster) await (await import('../cluster/ids.js')).toolBlock(config.cluster.etcd, shard.messageIds);
     const realm = shard.realm(entry.id);

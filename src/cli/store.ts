@@ -9,6 +9,7 @@ import { probeStores, type ProbeProblem } from '../store/probe.js';
 import { openShardStore } from '../store/shard-store.js';
 import { uploadsDir } from '../store/uploads.js';
 import { ZULIP_VERSION } from '../version.js';
+import { auditCli } from './server-client.js';
 import { cliConfig, CliError } from './context.js';
 
 /**
@@ -142,6 +143,7 @@ async function backup(target: string): Promise<void> {
     renameSync(partial, dest);
     const bytes = stores.reduce((n, s) => n + s.bytes, 0);
     console.log(`Backed up ${dataDir} to ${dest}: ${stores.length} stores (${(bytes / 1048576).toFixed(1)} MiB, compacted), ${manifest.uploads} uploaded files`);
+    await auditCli(dataDir, { event: 'backup', dest, stores: stores.length, bytes });
   } catch (err) {
     rmSync(partial, { recursive: true, force: true });
     throw err;

@@ -238,6 +238,16 @@ export class ClusterNode {
     throw noSuchRealm();
   };
 
+  /** Its part of GET /health (front/monitoring.ts): failing while the node holds no lease. */
+  readonly health = () => ({
+    ok: this.online,
+    node: this.id,
+    address: this.address,
+    lease: this.online ? 'held' : 'lost',
+    organizations: this.served().length,
+    heldCopies: this.directory.list().filter((e) => e.held === 'moved-away').length,
+  });
+
   private reconciling: Promise<void> | null = null;
   private again = false;
 

@@ -10,9 +10,13 @@ import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { uploadsTmpDir } from '../store/uploads.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { paramParser } from './body.js';
+import { monitoring } from './monitoring.js';
+import { noteRoute, noteUser, requestLog } from './request-log.js';
+import { clientAddress } from './client-address.js';
 import { addressLimit, type AddressLimit } from './guard.js';
-import { pageRouter } from './pages.js';
+import { apiErrorPage, isPagePath, pageRouter, sendPage } from './pages.js';
 import { acceptsParam, methodMatcher, orderRoutes } from './route-order.js';
 import { staticFiles } from './static.js';
 import { thumbnails } from './thumbnail.js';
@@ -30,6 +34,8 @@ export interface FrontEnd {
   realmFor(host: string): DirectoryEntry;
   /** The per-address limit of requests without credentials (front/guard.ts). */
   limitAddress: AddressLimit;
+  /** Watches a request to its end, for the access log and /metrics (front/request-log.ts). */
+  logRequest: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 function send(ctx: Context, reply: Reply): void {
@@ -49,6 +55,15 @@ function send(ctx: Context, reply: Reply): void {
   ctx.body = reply.body;
 }
 
+/**
+ * A path served with other methods, as the reference's rest_dispatch answers it: the methods in
+ * `allowed_methods` and the `Allow` header, HEAD wherever GET is.
+ */
+function methodNotAllowed(served: string[]): ApiError {
+  const methods = served.includes('GET') && !served.includes('HEAD') ? [...served, 'HEAD'] : served;
+  return new ApiError('Method Not Allowed', { status: 405, data: { allowed_methods: methods }, headers: { Allow: methods.join(', ') } });
+}
+
 function sendError(ctx: Context, err: ApiError): void {
   send(ctx, { status: err.status, body: JSON.stringify(err.body()), headers: err.headers });
 }
@@ -61,7 +76,14 @@ const pathParams = (ctx: Context) => (ctx as unknown as { params: Record<string,
  */
 export type Admission = (subdomain: string, entry: DirectoryEntry | undefined) => DirectoryEntry;
 
-export function createFrontEnd(config: ResolvedConfig, directory: Directory, pool: ShardPool, admit?: Admission): FrontEnd {
+/** What a cluster node adds to the front end: who answers, and its part of GET /health. */
+export interface ClusterHooks {
+  admit: Admission;
+  health(): { ok: boolean } & Record<string, unknown>;
+}
+
+export function createFrontEnd(config: ResolvedConfig, directory: Directory, pool: ShardPool, cluster?: ClusterHooks): FrontEnd {
+  const admit = cluster?.admit;
   let realms = new Map<string, DirectoryEntry>();
   const refreshRealms = () => {
     // A realm held here but served elsewhere (a cluster moved it) is never routed to.
@@ -91,13 +113,18 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     try {
       await next();
     } catch (err) {
-      if (err instanceof ApiError) return sendError(ctx, err);
+      // A page (an invitation link, a password reset) is read by a person: errors in HTML.
+      if (err instanceof ApiError) return isPagePath(ctx.path) ? sendPage(ctx, apiErrorPage(err)) : sendError(ctx, err);
       log.error({ err, method: ctx.method, path: ctx.path }, 'unhandled error in front end');
       ctx.status = 500;
       ctx.type = 'application/json';
       ctx.body = JSON.stringify(internalErrorBody);
     }
   });
+
+  // Before the per-address limit: a scraper on an allowed address is not an anonymous client.
+  const monitor = monitoring(config, pool, directory, cluster?.health);
+  app.use(monitor.middleware);
 
   app.use(staticFiles);
   app.use(thumbnails);
@@ -123,7 +150,9 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   for (const route of orderRoutes(routes)) {
     // `{name*}` takes the rest of the path (an upload's path id has several segments).
     const path = route.path.replace(/\{(\w+)\*\}/g, '*$1').replace(/\{(\w+)\}/g, ':$1');
+    const template = `/api/v1${route.path}`;
     const handle = async (ctx: Context) => {
+      noteRoute(ctx.req, template);
       const realm = realmFor(ctx.host);
       const requestId = randomUUID();
       // A client that hangs up on a parked GET /events must not leave the poll parked.
@@ -142,10 +171,11 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
         params: route.op === 'webhooks.incoming' ? webhookParams(ctx) : ctx.state.params,
         pathParams: { ...pathParams(ctx), ...ctx.state.pathParams },
         userAgent: ctx.get('user-agent'),
-        remoteAddr: ctx.ip,
+        remoteAddr: clientAddress(ctx.req),
         requestId,
       });
       ctx.res.off('close', onClose);
+      noteUser(ctx.req, reply.userId);
       send(ctx, reply);
     };
     const parse = parserFor(route);
@@ -160,7 +190,11 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     await next();
     if (ctx.body != null) return;
     const methods = ctx.path.startsWith('/api/v1/') ? methodsAt(ctx.path.slice('/api/v1'.length)) : [];
-    if (methods.length > 0) sendError(ctx, new ApiError('Method Not Allowed', { status: 405 }));
+    if (methods.length > 0 && ctx.method === 'OPTIONS') {
+      // As the reference: which methods the path takes, and no body.
+      ctx.status = 204;
+      ctx.set('Allow', methodNotAllowed(methods).headers.Allow);
+    } else if (methods.length > 0) sendError(ctx, methodNotAllowed(methods));
     else sendError(ctx, notFound());
   });
   // Message links point at /user_uploads/... outside /api/v1, where the reference serves the file
@@ -181,5 +215,5 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   app.use(pageRouter(realmFor, pool, parseParams));
   app.use(router.routes());
 
-  return { app, refreshRealms, realmFor, limitAddress };
+  return { app, refreshRealms, realmFor, limitAddress, logRequest: requestLog(monitor.observe) };
 }

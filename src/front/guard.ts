@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { RateLimiter } from '../api/server/rate-limit.js';
 import type { ResolvedConfig } from '../config.js';
 import { ApiError, rateLimited } from '../lib/errors.js';
+import { clientAddress } from './client-address.js';
 
 /**
  * The per-address rate limit of requests that carry no credentials (rateLimits.perIp): the
@@ -23,7 +24,7 @@ export function addressLimit(config: ResolvedConfig): AddressLimit {
   return (req) => {
     // Credentials in a header, or an incoming webhook's api_key in its URL: counted per user.
     if (req.headers.authorization || API_KEY_PARAM.test(req.url ?? '')) return undefined;
-    const { retryAfter, headers } = limiter.take(req.socket.remoteAddress ?? '');
+    const { retryAfter, headers } = limiter.take(clientAddress(req));
     if (retryAfter > 0) {
       const err = rateLimited(retryAfter);
       throw new ApiError(err.message, { code: err.code, status: err.status, data: err.data, headers: { ...headers, ...err.headers } });

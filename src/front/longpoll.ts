@@ -8,6 +8,8 @@ import type { ShardPool } from '../shard/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
 import { lastValues, withoutInternal } from './body.js';
 import type { AddressLimit } from './guard.js';
+import { clientAddress } from './client-address.js';
+import { noteRoute, noteUser } from './request-log.js';
 
 const PATH = '/api/v1/events';
 
@@ -33,6 +35,7 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
 
   async function poll(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
     let limitHeaders: Record<string, string> | undefined;
+    noteRoute(req, PATH);
     try {
       limitHeaders = limitAddress(req);
       const realm = realmFor(req.headers.host ?? '');
@@ -51,10 +54,11 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
         params: withoutInternal(lastValues(parseQuery(query))),
         pathParams: {},
         userAgent: req.headers['user-agent'] ?? '',
-        remoteAddr: req.socket.remoteAddress ?? '',
+        remoteAddr: clientAddress(req),
         requestId,
       });
       res.off('close', onClose);
+      noteUser(req, reply.userId);
       // A stopping server answers polls at once, empty: kept alive, the connection would bring
       // the next poll straight back, thousands a second until the grace period ends. Closed, the
       // client's reconnect finds no listener and backs off.

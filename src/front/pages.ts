@@ -1,7 +1,11 @@
 import { createReadStream } from 'node:fs';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
+import { htmlPage } from '../api/html-page.js';
+import { clientAddress } from './client-address.js';
+import { noteRoute, noteUser } from './request-log.js';
 import { ApiError } from '../lib/errors.js';
+import { escapeAll as h } from '../markdown/preprocess.js';
 import { pageRoutes } from '../routes.js';
 import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
@@ -14,10 +18,34 @@ import type { DirectoryEntry } from '../store/directory.js';
  * hands the request to the realm's shard, which renders the whole page. The answers are HTML,
  * even when something fails before the shard renders one.
  */
-function errorPage(status: number, title: string): Reply {
-  const safe = title.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  const body = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${safe}</title></head><body><h1>${safe}</h1></body></html>\n`;
-  return { status, body, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } };
+function errorPage(status: number, title: string, text = '', headers: Record<string, string> = {}): Reply {
+  const page = htmlPage(status, title, `<h1>${h(title)}</h1>${text ? `\n<p>${h(text)}</p>` : ''}`);
+  return { ...page, headers: { ...page.headers, ...headers } };
+}
+
+const escape = (literal: string) => literal.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+// Each page path as a pattern: a `{name}` segment is any one segment; the trailing slash optional.
+const pagePatterns = pageRoutes.map((route) => {
+  const segments = route.path.replace(/\/$/, '').split('/').map((seg) => (/^\{\w+\}$/.test(seg) ? '[^/]+' : escape(seg)));
+  return new RegExp(`^${segments.join('/')}/?$`);
+});
+
+/** Whether a path is one of the pages (pageRoutes), whose answers are HTML even when they fail. */
+export function isPagePath(path: string): boolean {
+  return pagePatterns.some((re) => re.test(path));
+}
+
+/**
+ * An error met before a page's shard could render it (the per-address limit, an unknown host,
+ * a body too large), as a page in the frame of the others: a person reads it, not a program.
+ */
+export function apiErrorPage(err: ApiError): Reply {
+  if (err.code === 'RATE_LIMIT_HIT') {
+    const seconds = Math.ceil(Number(err.data['retry-after'] ?? 1));
+    return errorPage(429, 'Too many requests', `Too many requests from your address: try again in ${seconds} second${seconds === 1 ? '' : 's'}.`, err.headers);
+  }
+  if (err.status === 404) return errorPage(404, 'There is no organization at this address', err.message);
+  return errorPage(err.status, 'This page could not be shown', err.message, err.headers);
 }
 
 function sendPage(ctx: Context, reply: Reply): void {
@@ -36,13 +64,26 @@ function sendPage(ctx: Context, reply: Reply): void {
     ctx.body = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
     return;
   }
+  // A page that sends the browser on (a call link to its BigBlueButton server).
+  if (reply.status >= 300 && reply.status < 400) {
+    ctx.status = reply.status;
+    ctx.set(reply.headers ?? {});
+    ctx.body = '';
+    return;
+  }
   // A shard answers a page operation with HTML; JSON means it failed before rendering one.
   const html = reply.headers?.['content-type']?.startsWith('text/html');
-  const page = html ? reply : errorPage(reply.status >= 400 ? reply.status : 500, reply.status === 500 ? 'Something went wrong' : 'This page could not be shown');
+  let page = reply;
+  if (!html) {
+    const { msg, code, ...data } = JSON.parse(reply.body) as { msg?: string; code?: string };
+    page = reply.status >= 500 ? errorPage(reply.status, 'Something went wrong') : apiErrorPage(new ApiError(msg ?? '', { code, status: reply.status >= 400 ? reply.status : 500, data, headers: reply.headers }));
+  }
   ctx.status = page.status;
   ctx.set(page.headers ?? {});
   ctx.body = page.body;
 }
+
+export { sendPage };
 
 export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: ShardPool, parseParams: Middleware): Middleware {
   const router = new Router();
@@ -53,16 +94,12 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
     router.register(paths, [route.method], [
       parseParams,
       async (ctx: Context) => {
+        noteRoute(ctx.req, route.path);
         let realm: DirectoryEntry;
         try {
           realm = realmFor(ctx.host);
         } catch (err) {
-          if (err instanceof ApiError && err.status === 503) {
-            // A cluster moving the organization (src/cluster/): Retry-After says when to come back.
-            const page = errorPage(503, 'This organization is moving to another server: try again in a few seconds');
-            return sendPage(ctx, { ...page, headers: { ...page.headers, ...err.headers } });
-          }
-          if (err instanceof ApiError) return sendPage(ctx, errorPage(404, 'There is no organization at this address'));
+          if (err instanceof ApiError) return sendPage(ctx, apiErrorPage(err));
           throw err;
         }
         const reply = await pool.request(realm.shard, {
@@ -70,11 +107,14 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
           op: route.op,
           method: route.method,
           realmId: realm.id,
+          // Pages that know who is asking (a call link) take the same credentials as the API.
+          authorization: ctx.get('authorization') || undefined,
           params: ctx.state.params,
           pathParams: (ctx as unknown as { params: Record<string, string> }).params,
           userAgent: ctx.get('user-agent'),
-          remoteAddr: ctx.ip,
+          remoteAddr: clientAddress(ctx.req),
         });
+        noteUser(ctx.req, reply.userId);
         sendPage(ctx, reply);
       },
     ]);

@@ -1,5 +1,8 @@
 import { doCreateRealm, type NewRealm } from '../api/realm/actions.js';
 import type { Shard } from './shard.js';
+import { metricsOf } from './metrics.js';
+import { runUserCommand, type UserCommand } from '../api/users/commands.js';
+import { doSetRealmDeactivated } from '../api/realm/deactivate.js';
 import { deliverMail, knowsAddress, type InboundMail } from '../api/email-gateway/deliver.js';
 import { runRealmMove, type RealmMoveTask } from './realm-moves.js';
 
@@ -7,6 +10,12 @@ import { runRealmMove, type RealmMoveTask } from './realm-moves.js';
 export type AdminTask =
   | { kind: 'admin'; op: 'createRealm'; spec: NewRealm }
   | { kind: 'admin'; op: 'ping' }
+  /** GET /metrics: the shard's metrics as prom-client's JSON; GET /health: its store answers. */
+  | { kind: 'admin'; op: 'metrics' }
+  | { kind: 'admin'; op: 'health' }
+  /** The admin CLI through the running server (front/admin-socket.ts). */
+  | { kind: 'admin'; op: 'userCommand'; realmId: number; command: UserCommand }
+  | { kind: 'admin'; op: 'setRealmDeactivated'; realmId: number; deactivated: boolean }
   /** The email gateway (front/smtp.ts): is this a channel address here, and posting a mail to it. */
   | { kind: 'admin'; op: 'mailRecipient'; to: string }
   | { kind: 'admin'; op: 'mail'; mail: InboundMail }
@@ -15,6 +24,20 @@ export type AdminTask =
 
 export async function runAdmin(shard: Shard, task: AdminTask): Promise<unknown> {
   switch (task.op) {
+    case 'metrics':
+      return metricsOf(shard).getMetricsAsJSON();
+    case 'userCommand': {
+      const realm = shard.realm(task.realmId);
+      if (!realm) return { ok: false, error: `realm ${task.realmId} is not on shard ${shard.index}` };
+      return runUserCommand(shard, realm, task.command);
+    }
+    case 'setRealmDeactivated': {
+      const realm = shard.realm(task.realmId);
+      return realm ? doSetRealmDeactivated(shard, realm, task.deactivated) : false;
+    }
+    case 'health':
+      // A read of the store, not only of memory: a shard whose environment cannot be read is not healthy.
+      return { realms: shard.realms.size, stored: shard.store.realms.getCount() };
     case 'createRealm':
       return doCreateRealm(shard, task.spec);
     case 'ping':

@@ -10,6 +10,7 @@ import type { RealmState } from '../model/realm-state.js';
 import { BOT_TYPE, ROLE, type UserRecord } from '../model/types.js';
 import { isWrite } from './realm-gate.js';
 import type { Shard } from './shard.js';
+import { auditRequest } from './audit.js';
 
 /** What the front end sends for one HTTP request. */
 export interface RequestTask {
@@ -119,7 +120,14 @@ function limitFailedAuth(shard: Shard, task: RequestTask): void {
 }
 
 export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> {
+  const reply = await answer(shard, task);
+  auditRequest(task, reply);
+  return reply;
+}
+
+async function answer(shard: Shard, task: RequestTask): Promise<Reply> {
   let limitHeaders: Record<string, string> | undefined;
+  let user: UserRecord | null = null;
   try {
     const op = operations[task.op];
     if (!op) throw new Error(`no operation ${task.op}`);
@@ -129,7 +137,6 @@ export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> 
     if (!realm) throw realmUnavailable('moved');
     const writes = isWrite(task.method, task.op);
     if (op.auth !== 'none' && realm.realm.deactivated && !task.authorization) throw realmDeactivated();
-    let user: UserRecord | null;
     try {
       user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task) : authenticate(realm, task.authorization, op.auth === 'user');
     } catch (err) {
@@ -146,11 +153,13 @@ export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> 
     const fields = writes ? await shard.realmGate.around(realm.id, async () => op.handler(ctx)) : await op.handler(ctx);
     const reply = fields.__reply ? (fields.__reply as Reply) : success(fields, op.silentlyIgnoresParams ? [] : ignored);
     if (limitHeaders) reply.headers = { ...reply.headers, ...limitHeaders };
+    if (user) reply.userId = user.id;
     return reply;
   } catch (err) {
     if (err instanceof ApiError) {
       const reply = errorReply(err);
       if (limitHeaders) reply.headers = { ...limitHeaders, ...reply.headers };
+      if (user) reply.userId = user.id;
       return reply;
     }
     log.error({ err, op: task.op, shard: shard.index }, 'unhandled error in operation');

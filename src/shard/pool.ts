@@ -86,6 +86,11 @@ export class ShardPool {
     return this.pool(shard).run(task);
   }
 
+  /** The shards whose threads have started (those holding realms, and any used since). */
+  started(): number[] {
+    return this.pools.flatMap((pool, index) => (pool ? [index] : []));
+  }
+
   private running(): Piscina[] {
     return this.pools.filter((pool): pool is Piscina => pool !== undefined);
   }

@@ -1,7 +1,9 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../config.js';
 import { normalizeSystemGroupSettings } from '../model/groups.js';
 import { RealmState, type SubInterval } from '../model/realm-state.js';
 import { MessageIds, MessageIdsExhausted } from '../store/message-ids.js';
+import { idsAcrossShards } from '../store/server-ids.js';
 import { firstMessageIn } from '../store/messages.js';
 import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type ProfileFieldRecord, type RealmEmojiRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord, type UserStatusRecord } from '../model/types.js';
 import type { Database } from 'lmdb';
@@ -47,9 +49,10 @@ export class Shard implements StoreView {
 
   /**
    * Opens shard `index`. `idBuffer` is the server-wide message-id counter shared by the shard
-   * threads; without one (the CLI, tests) the shard counts on its own.
+   * threads; without one (the CLI, imports, tests) the counter starts above every shard's mark,
+   * so ids written with no server running stay unique and increasing server-wide.
    */
-  static open(index: number, config: ResolvedConfig, idBuffer?: SharedArrayBuffer): Shard {
+  static open(index: number, config: ResolvedConfig, idBuffer: SharedArrayBuffer = idsAcrossShards(config.dataDir)): Shard {
     let store: ShardStore;
     try {
       store = openShardStore(config.dataDir, index);
@@ -64,7 +67,29 @@ export class Shard implements StoreView {
 
   private load(): void {
     this.readSeqs();
+    this.readSecret();
     for (const realm of this.readRealms().values()) this.addRealm(realm);
+  }
+
+  /**
+   * The shard's secret, made at its first open and kept in its store: links signed with it (a
+   * video call's join link posted in a message) must outlive a restart, and a backup restores it.
+   */
+  private secret!: Buffer;
+
+  private readSecret(): void {
+    const stored = this.store.meta.get('secret') as Uint8Array | undefined;
+    if (stored) {
+      this.secret = Buffer.from(stored);
+      return;
+    }
+    this.secret = randomBytes(32);
+    this.store.meta.putSync('secret', this.secret);
+  }
+
+  /** A key for one purpose, derived from the shard's secret: no two purposes share a key. */
+  signingKey(purpose: string): Buffer {
+    return createHmac('sha256', this.secret).update(purpose).digest();
   }
 
   /** The id counters; never lowered: an id a failed transaction took is skipped, not reused. */
@@ -231,12 +256,14 @@ export class Shard implements StoreView {
     return this.reloading;
   }
 
+  /** Told of every transaction's duration and outcome (shard/metrics.ts sets it in the server). */
+  commitObserver: ((seconds: number, ok: boolean) => void) | null = null;
   /** Set while a cluster copies one of this shard's realms away (shard/realm-moves.ts). */
   writeObserver: ((writes: [Database, Key, unknown][]) => void) | null = null;
   private readonly observer = () => this.writeObserver;
 
   batch(): WriteBatch {
-    return new WriteBatch(this.store, this.pending, this.events, this.commitFailed, this.observer);
+    return new WriteBatch(this.store, this.pending, this.events, this.commitFailed, this.commitObserver, this.observer);
   }
 
   /** While set, requests wait before their handler runs (see quiesced()). */
@@ -293,6 +320,26 @@ export class Shard implements StoreView {
     this.seq.set(kind, id);
     batch.put(this.store.meta, `seq:${kind}`, id);
     return id;
+  }
+
+  /**
+   * Reserves `count` consecutive ids of a kind at once (an import's block), recording the
+   * counter in the batch; returns the id before the first of them.
+   */
+  reserve(batch: WriteBatch, kind: string, count: number): number {
+    const base = this.seq.get(kind) ?? 0;
+    this.seq.set(kind, base + count);
+    batch.put(this.store.meta, `seq:${kind}`, base + count);
+    return base;
+  }
+
+  /** reserve() for message ids, which come from the server-wide counter. */
+  reserveMessageIds(batch: WriteBatch, count: number): number {
+    const base = this.messageIds.current();
+    this.messageIds.raiseTo(base + count);
+    this.seq.set('message', base + count);
+    batch.put(this.store.meta, 'seq:message', base + count);
+    return base;
   }
 
   addRealm(realm: RealmState): void {

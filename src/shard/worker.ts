@@ -5,6 +5,7 @@ import { runAdmin, type AdminTask } from './admin.js';
 import { dispatch, type RequestTask } from './dispatch.js';
 import { Shard } from './shard.js';
 import { jobsOf } from './jobs.js';
+import { metricsOf } from './metrics.js';
 import { queuesOf } from '../api/events/manager.js';
 import { SERVER_GENERATION } from '../api/events/register-realm.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../version.js';
@@ -17,6 +18,8 @@ setLogLevel(config.logLevel);
 // handles the failure itself.)
 process.on('unhandledRejection', (reason) => log.error({ err: reason, shard: index }, 'unhandled promise rejection in shard'));
 const shard = Shard.open(index, config, messageIds);
+// Before any commit: the metrics observe every transaction from the first.
+metricsOf(shard);
 shard.wheel.start();
 // Queues resume after a stop or a crash, each with a `restart` event.
 await queuesOf(shard).journal.restore({

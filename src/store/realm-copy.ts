@@ -70,6 +70,7 @@ export const TABLE_SCOPES: Record<ShardTable, Scope> = {
   navigationViews: 'prefix',
   scheduled: 'prefix',
   exports: 'prefix',
+  passwordResets: 'prefix',
 };
 
 /** A row as it travels: table name, key, decoded value; a deletion carries `true` fourth. */

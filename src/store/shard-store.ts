@@ -26,7 +26,8 @@ import type { MessageIds } from './message-ids.js';
  *                                                 links; used and revoked ones stay)
  *   inviteKeys [realmId, key]                  -> inviteId: the secret of a /join/<key>/ link
  *   meta      'seq:<kind>'                     -> last id handed out (user, stream, group;
- *                                                 'seq:message' is this shard's high-water mark)
+ *                                                 'seq:message' is this shard's high-water mark);
+ *             'secret'                         -> 32 random bytes, the shard's signing secret
  *
  * Messages (see store/messages.ts for how they are read):
  *
@@ -68,6 +69,8 @@ import type { MessageIds } from './message-ids.js';
  *                                                          messages and reminders)
  *   exports     [realmId, exportId]                      -> RealmExportRecord  data exports; the
  *                                                          archives are files (api/exports/)
+ *   passwordResets [realmId, sha256(token)]              -> PasswordResetRecord  a reset link's
+ *                                                          record; the token itself is only mailed
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -123,6 +126,7 @@ export interface ShardStore {
   navigationViews: Database;
   exports: Database;
   scheduled: Database;
+  passwordResets: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -188,6 +192,7 @@ export function openShardStore(dataDir: string, shard: number, readOnly = false)
     navigationViews: db('navigationViews'),
     scheduled: db('scheduled'),
     exports: db('exports'),
+    passwordResets: db('passwordResets'),
   };
 }
 
@@ -347,6 +352,8 @@ export class WriteBatch {
     private readonly bus: EventStage | null = null,
     /** Told of a failed commit (Shard.commitFailed); returns the error the action throws instead. */
     private readonly failed: ((err: unknown) => Error) | null = null,
+    /** Told how long each transaction took, and whether it committed (shard/metrics.ts). */
+    private readonly timed: ((seconds: number, ok: boolean) => void) | null = null,
     /**
      * Told of every row a committed transaction wrote (undefined: deleted). Only while a cluster
      * copies a realm away (shard/realm-moves.ts); otherwise null and free.
@@ -404,6 +411,7 @@ export class WriteBatch {
     this.count = 0;
     this.pending.begin();
     let ok = false;
+    const started = this.timed ? performance.now() : 0;
     try {
       await this.store.env.transaction(() => {
         for (const [db, table] of ops) {
@@ -422,6 +430,7 @@ export class WriteBatch {
       // lmdb-js batched with it), so none of this action's writes or events exist.
       throw this.failed ? this.failed(err) : err;
     } finally {
+      this.timed?.((performance.now() - started) / 1000, ok);
       for (const [db, table] of ops) for (const { key, entry } of table.values()) this.pending.settle(db, key, entry);
       ticket?.settle(ok);
       this.pending.end();

@@ -83,6 +83,15 @@ if (missing) {
     const unknownAddress = await sendMail(n1.mailPort, 'someone@elsewhere.test', ['general.0123456789abcdef0123456789abcdef@mail.chat.test'], 'Subject: x\n\nx\n');
     t.match(unknownAddress.at(-1) ?? '', /^550/, 'an address no node knows is refused');
 
+    // Each node's health and metrics, through the proxy by node id.
+    for (const node of ['n1', 'n2']) {
+      const health = await call(proxy.port, 'chat.test', 'GET', `/_nodes/${node}/health`);
+      t.equal(health.status, 200, `${node}'s health through the proxy`);
+      t.equal(health.body?.cluster?.node, node, `from ${node} itself, which holds its lease (${health.body?.cluster?.lease})`);
+      const metrics = await call(proxy.port, 'chat.test', 'GET', `/_nodes/${node}/metrics`);
+      t.match(metrics.raw.toString(), /stoa_http_requests_total/, `${node}'s metrics through the proxy`);
+    }
+
     // Each node's data directory backs up and checks on its own, the kept copy included.
     await n1.stop();
     const backup = await stoa(n1.dataDir, ['backup', `${n1.dataDir}-backup`], { STOA_ETCD: etcd.url, STOA_NODE_ID: 'n1' });

@@ -105,6 +105,8 @@ export async function startNode(t: Teardown, id: string, etcd: Etcd, env: Record
         STOA_ETCD: etcd.url,
         STOA_NODE_ID: id,
         STOA_ADVERTISE: `127.0.0.1:${port}`,
+        // Behind the proxy (docs/SCALING.md): the client's address is the one nginx forwards.
+        STOA_TRUSTED_PROXIES: '127.0.0.1',
         STOA_CONFIG: configFile(dataDir, mailPort, config),
         ...env,
       });

@@ -52,6 +52,11 @@ export class QueueManager implements EventSink {
     return this.shard.config.eventQueues;
   }
 
+  /** Long-polls waiting for events (for /metrics). */
+  get parkedCount(): number {
+    return this.parkedBy.size;
+  }
+
   get size(): number {
     return this.queues.size;
   }
