@@ -15,8 +15,19 @@ export interface Inputs {
   /** The same, of the main thread alone (HTTP, answers to long-polls: one core per node). */
   mainMsPerSend: number;
   mainMsPerEvent: number;
+  /**
+   * CPU of one poll that comes back with one event and is parked again (lockstep). At the rates
+   * of real organizations nothing batches: every event costs a poll, and so does every
+   * heartbeat (one per parked poll every heartbeatSeconds).
+   */
+  cpuMsPerPoll: number;
+  mainMsPerPoll: number;
   storeMbPerMillion: number;
 }
+
+/** Young generations and buffers a busy node holds beyond its units (the mix measured 68 MB). */
+export const BUSY_HEADROOM_MB = 70;
+export const HEARTBEAT_SECONDS = 50;
 
 /**
  * The activity mix: 10,000 organizations of three kinds. Every send goes to a channel everyone
@@ -48,6 +59,8 @@ export interface Load {
   storeGbPerYear: number;
   /** The busiest organization's CPU at peak, in cores: it lives on one shard, one core. */
   largestOrgCores: number;
+  /** Polls answered per second: one per event delivered, one per heartbeat. */
+  pollsPerSecond: number;
 }
 
 /** The mix at `fraction` of its size (1: the 10,000 organizations), on one process. */
@@ -67,18 +80,21 @@ export function model(i: Inputs, fraction: number): Load {
     sends += count * rate;
     events += count * rate * listeners;
     sendsPerDay += count * kind.sendsPerDay;
-    largestOrgCores = Math.max(largestOrgCores, (rate * (i.cpuMsPerSend - i.mainMsPerSend + listeners * (i.cpuMsPerEvent - i.mainMsPerEvent))) / 1000);
+    // Its shard's part: the send, and shaping each listener's event (not the polls' HTTP).
+    largestOrgCores = Math.max(largestOrgCores, (rate * (i.cpuMsPerSend - i.mainMsPerSend + listeners * (i.cpuMsPerPoll - i.mainMsPerPoll))) / 1000);
   }
   const queues = people * MIX.online;
+  const polls = events + queues / HEARTBEAT_SECONDS;
   return {
     organizations,
     people,
     queues,
     sendsPerSecond: sends,
     eventsPerSecond: events,
-    rssMb: i.baseRssMb + organizations * i.mbPerOrg + (people / 1000) * i.mbPerThousandPeople + (queues * (i.kbPerQueue + i.kbPerParkedPoll)) / 1024,
-    cpuCores: (sends * i.cpuMsPerSend + events * i.cpuMsPerEvent) / 1000,
-    mainCores: (sends * i.mainMsPerSend + events * i.mainMsPerEvent) / 1000,
+    pollsPerSecond: polls,
+    rssMb: i.baseRssMb + organizations * i.mbPerOrg + (people / 1000) * i.mbPerThousandPeople + (queues * (i.kbPerQueue + i.kbPerParkedPoll)) / 1024 + BUSY_HEADROOM_MB,
+    cpuCores: (sends * i.cpuMsPerSend + polls * i.cpuMsPerPoll) / 1000,
+    mainCores: (sends * i.mainMsPerSend + polls * i.mainMsPerPoll) / 1000,
     storeGbPerYear: (sendsPerDay * 250 * i.storeMbPerMillion) / 1e6 / 1024,
     largestOrgCores,
   };
@@ -92,7 +108,7 @@ export function model(i: Inputs, fraction: number): Load {
 export function nodesNeeded(i: Inputs, cores: number, memoryGb: number, headroom = 0.6): { nodes: number; bound: 'memory' | 'cpu' | 'main thread'; perResource: Record<string, number> } {
   const all = model(i, 1);
   const perResource = {
-    memory: (all.rssMb - i.baseRssMb) / (memoryGb * 1024 * headroom - i.baseRssMb),
+    memory: (all.rssMb - i.baseRssMb - BUSY_HEADROOM_MB) / (memoryGb * 1024 * headroom - i.baseRssMb - BUSY_HEADROOM_MB),
     cpu: all.cpuCores / (cores * headroom),
     'main thread': all.mainCores / headroom,
   };

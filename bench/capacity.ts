@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { Shard } from '../src/shard/shard.js';
 import { Directory } from '../src/store/directory.js';
 import { Api, Poller, type Creds } from './lib/api.js';
 import { sleep } from './lib/load.js';
-import { model, MIX, type Inputs } from './capacity-model.js';
+import { HEARTBEAT_SECONDS, model, MIX, nodesNeeded, type Inputs } from './capacity-model.js';
 
 /**
  * `node dist/bench/capacity.js`: the measurements behind docs/SCALING.md's capacity model, and
@@ -70,9 +71,13 @@ function duMb(dir: string): number {
 class Server {
   child: ChildProcess | null = null;
   url = '';
-  constructor(readonly dataDir: string) {}
+  constructor(
+    readonly dataDir: string,
+    /** The measurements keep polls parked (a long heartbeat); the mix runs with the default. */
+    private readonly heartbeatSeconds = 600,
+  ) {}
   async start(): Promise<void> {
-    const child = spawn(process.execPath, [MAIN], { env: { ...process.env, STOA_DATA_DIR: this.dataDir, STOA_PORT: '0', STOA_SHARDS: '1', STOA_LOG_LEVEL: 'error', STOA_RATE_LIMITS: 'off', STOA_HEARTBEAT_SECONDS: '600', STOA_EXTERNAL_HOST: HOST }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [MAIN], { env: { ...process.env, STOA_DATA_DIR: this.dataDir, STOA_PORT: '0', STOA_SHARDS: '1', STOA_LOG_LEVEL: 'error', STOA_RATE_LIMITS: 'off', STOA_HEARTBEAT_SECONDS: String(this.heartbeatSeconds), STOA_EXTERNAL_HOST: HOST }, stdio: ['ignore', 'pipe', 'inherit'] });
     this.child = child;
     let out = '';
     await new Promise<void>((resolve, reject) => {
@@ -165,6 +170,7 @@ async function measure(quick: boolean): Promise<Inputs & { loadAverage: number[]
     }
     const withQueues = await settledRss(server.pid);
     const abort = new AbortController();
+    setMaxListeners(0, abort.signal);
     const parked = queues.map((q) => bigApi.call(q.creds, 'GET', '/events', { queue_id: q.queueId, last_event_id: -1 }, abort.signal).catch(() => null));
     await sleep(3000);
     const withPolls = await settledRss(server.pid);
@@ -193,9 +199,33 @@ async function measure(quick: boolean): Promise<Inputs & { loadAverage: number[]
     };
     const f50 = await fanout(50);
     const f500 = await fanout(Math.min(500, peopleCount));
+    // Lockstep: each send waits until every listener has its event, so each event costs a whole
+    // poll (its answer, the client's next GET /events, parking it again), as at the rates of
+    // real organizations (a few sends a minute each), where nothing batches.
+    const lockstep = async (k: number, count: number) => {
+      let got = 0;
+      const pollers = people.slice(0, k).map((p) => new Poller(bigApi, p, { event_types: ['message'] }, () => void got++));
+      await Promise.all(pollers.map((p) => p.register()));
+      pollers.forEach((p) => p.start());
+      await sleep(1000);
+      const ms = await cpuOf(async () => {
+        for (let i = 0; i < count; i++) {
+          const want = got + k;
+          await bigApi.ok(people[0], 'POST', '/messages', { type: 'stream', to: 'general', topic: 'lockstep', content: `lockstep ${i}` });
+          while (got < want) await sleep(1);
+        }
+      });
+      await Promise.all(pollers.map((p) => p.stop()));
+      return ms;
+    };
+    const stepCount = n(100);
+    const lock = await lockstep(Math.min(200, peopleCount), stepCount);
     const perSend = { total: quiet.total / sends, main: quiet.main / sends };
     // The slope from 50 to 500 listeners: what one more delivered event costs.
     const perEvent = (part: 'total' | 'main') => Math.max(0, (f500.ms[part] / f500.sent - f50.ms[part] / f50.sent) / (f500.k - f50.k));
+    const k = Math.min(200, peopleCount);
+    const perPoll = { total: Math.max(0, (lock.total / stepCount - perSend.total) / k), main: Math.max(0, (lock.main / stepCount - perSend.main) / k) };
+    log(`CPU: a poll answered with one event ${perPoll.total.toFixed(4)} ms (main ${perPoll.main.toFixed(4)}), ${k} listeners in lockstep`);
     log(`CPU: ${perSend.total.toFixed(3)} ms per send (main thread ${perSend.main.toFixed(3)}); per delivered event ${perEvent('total').toFixed(4)} ms (main ${perEvent('main').toFixed(4)}); per send with 50 listeners ${(f50.ms.total / f50.sent).toFixed(3)}, with ${f500.k} ${(f500.ms.total / f500.sent).toFixed(3)} ms`);
     await api.close();
     await bigApi.close();
@@ -221,6 +251,8 @@ async function measure(quick: boolean): Promise<Inputs & { loadAverage: number[]
       cpuMsPerEvent: perEvent('total'),
       mainMsPerSend: perSend.main,
       mainMsPerEvent: perEvent('main'),
+      cpuMsPerPoll: perPoll.total,
+      mainMsPerPoll: perPoll.main,
       storeMbPerMillion: (grown / seeded) * 1e6,
       loadAverage: loadavg(),
     };
@@ -233,7 +265,7 @@ async function measure(quick: boolean): Promise<Inputs & { loadAverage: number[]
 /** The mix (capacity-model.ts) at `fraction` of its 10,000 organizations, on one node, for `seconds`. */
 async function simulate(inputs: Inputs, fraction: number, seconds: number): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'stoa-capacity-mix-'));
-  const server = new Server(dataDir);
+  const server = new Server(dataDir, HEARTBEAT_SECONDS);
   const orgs: { subdomain: string; people: number; sendsPerDay: number }[] = [];
   for (const kind of MIX.kinds) for (let i = 0; i < Math.round(MIX.organizations * kind.share * fraction); i++) orgs.push({ subdomain: `${kind.name}${i}`, people: kind.people, sendsPerDay: kind.sendsPerDay });
   try {
@@ -304,7 +336,8 @@ new Command('capacity')
     log(`load average ${started.map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} cores`);
     const inputs = await measure(opts.quick === true);
     const simulation = await simulate(inputs, Number(opts.fraction) * (opts.quick ? 0.2 : 1), opts.quick ? 10 : Number(opts.seconds));
-    const report = { date: new Date().toISOString(), loadAverageAtStart: started, loadAverageAtEnd: loadavg(), inputs, model: model(inputs, 1), simulation };
+    const sizing = Object.fromEntries([[4, 8], [8, 16], [16, 64]].map(([cores, gb]) => [`${cores} cores, ${gb} GB`, nodesNeeded(inputs, cores, gb)]));
+    const report = { date: new Date().toISOString(), loadAverageAtStart: started, loadAverageAtEnd: loadavg(), inputs, model: model(inputs, 1), sizing, simulation };
     mkdirSync(opts.out, { recursive: true });
     const file = join(opts.out, `capacity-${report.date.replace(/[:.]/g, '-')}.json`);
     writeFileSync(file, JSON.stringify(report, null, 2));

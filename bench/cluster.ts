@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Poller, Sender } from '../test/cluster/clients.js';
+import { Sender } from '../test/cluster/clients.js';
+import { Api, Poller } from './lib/api.js';
 import { hostOf, missingTools, startEtcd, startNode, startProxy, stoaCluster, type StoaNode } from '../test/cluster/harness.js';
 import { hammer, sleep, type Measured } from './lib/load.js';
 import type { Outcome, Sizes } from './scenarios.js';
@@ -80,8 +81,16 @@ export async function clusterScenarios(env: ClusterEnv, want: (id: string) => bo
     const subscribers = seed.users.filter((u) => channel.members.includes(u.id)).slice(0, 50);
     const host = hostOf('bench');
 
+    // The bench's own long-pollers (they register and poll; the test's also fetch the history).
+    const pollersAt = async (port: number) => {
+      const api = new Api(`http://127.0.0.1:${port}`, subscribers.length + 8, { host });
+      const pollers = subscribers.map((u) => new Poller(api, u, { event_types: ['message'] }));
+      await Promise.all(pollers.map((p) => p.register()));
+      pollers.forEach((p) => p.start());
+      return { stop: async () => (await Promise.all(pollers.map((p) => p.stop())), await api.close()) };
+    };
     const p1 = async (port: number): Promise<Measured & { nodeCpuMsPerSend: number; proxyCpuMsPerSend: number }> => {
-      const pollers = subscribers.map((u) => new Poller(port, host, u, channel.name).start());
+      const pollers = await pollersAt(port);
       await sleep(500);
       const node0 = cpuMs([n1.proc.child.pid!]);
       const proxy0 = cpuMs([proxy.nginxPid]);
@@ -90,7 +99,7 @@ export async function clusterScenarios(env: ClusterEnv, want: (id: string) => bo
       const sends = Math.max(1, measured.requests * 1.2);
       const nodeCpuMsPerSend = round((cpuMs([n1.proc.child.pid!]) - node0) / sends);
       const proxyCpuMsPerSend = round((cpuMs([proxy.nginxPid]) - proxy0) / sends);
-      await Promise.all(pollers.map((p) => p.stop()));
+      await pollers.stop();
       return { ...measured, nodeCpuMsPerSend, proxyCpuMsPerSend };
     };
     if (want('PROXY')) {
@@ -116,7 +125,7 @@ export async function clusterScenarios(env: ClusterEnv, want: (id: string) => bo
     }
     if (want('MOVE')) {
       env.log(`MOVE: ${messages} messages from n1 to n2 under load`);
-      const pollers = subscribers.map((u) => new Poller(proxy.port, host, u, channel.name).start());
+      const pollers = await pollersAt(proxy.port);
       const senders = seed.users.slice(0, 4).map((u, i) => new Sender(proxy.port, host, u, channel.name, `mover${i}`).start());
       await sleep(2_000);
       const t0 = Date.now();
@@ -125,7 +134,7 @@ export async function clusterScenarios(env: ClusterEnv, want: (id: string) => bo
       const wall = Date.now() - t0;
       await sleep(2_000);
       await Promise.all(senders.map((s) => s.stop()));
-      await Promise.all(pollers.map((p) => p.stop()));
+      await pollers.stop();
       const { connect, getJson, KEYS } = await import('../src/cluster/etcd.js');
       const client = connect([etcd.url]);
       const record = (await getJson<{ requested: number; paused: number; switched: number; served: number; rows: number; warmRows: number; bytes: number }>(client, KEYS.move('bench')))!.value;

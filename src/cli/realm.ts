@@ -49,6 +49,7 @@ interface RealmRow {
   url: string;
   users: number;
   deactivated: boolean;
+  held?: string;
 }
 
 /** Reads each realm's record and counts its active human users straight from the shard stores. */
@@ -78,7 +79,8 @@ async function listRows(config: ResolvedConfig, directory: Directory): Promise<R
 function table(rows: RealmRow[]): string {
   const cells = [
     ['SUBDOMAIN', 'NAME', 'ID', 'SHARD', 'URL', 'USERS', 'STATUS'],
-    ...rows.map((r) => [r.subdomain || "''", r.name, String(r.id), String(r.shard), r.url, String(r.users), r.deactivated ? 'deactivated' : 'active']),
+    // A cluster node's copy of an organization served elsewhere (src/cluster/) says so.
+    ...rows.map((r) => [r.subdomain || "''", r.name, String(r.id), String(r.shard), r.url, String(r.users), r.held ?? (r.deactivated ? 'deactivated' : 'active')]),
   ];
   const widths = cells[0].map((_, i) => Math.max(...cells.map((row) => row[i].length)));
   return cells.map((row) => row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');

@@ -139,7 +139,11 @@ export class Poller {
     return { queueId: answer.body.queue_id, lastEventId: answer.body.last_event_id, delivered: new Set() };
   }
 
-  /** Everything in the channel up to `upTo` (the snapshot the queue starts after). */
+  /**
+   * Everything in the channel up to `upTo` (the snapshot the queue starts after). From its start:
+   * ids are taken before their transactions commit, so an event for a lower id can come after
+   * a higher one, and the queue that would have brought it may have ended in between.
+   */
   private async catchUp(upTo: number): Promise<void> {
     let anchor: number | string = 'oldest';
     for (;;) {

@@ -258,7 +258,9 @@ function callOnce(port: number, host: string, method: string, path: string, opts
       res.on('error', reject);
     });
     req.setTimeout(opts.timeoutMs ?? 120_000, () => req.destroy(new Error(`${method} ${path}: no answer in time`)));
-    opts.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')), { once: true });
+    const abort = () => req.destroy(new Error('aborted'));
+    opts.signal?.addEventListener('abort', abort, { once: true });
+    req.once('close', () => opts.signal?.removeEventListener('abort', abort));
     req.on('error', reject);
     req.end(body);
   });
