@@ -38,6 +38,7 @@ import { operations as subscriptions } from './subscriptions/index.js';
 import { operations as typing } from './typing/index.js';
 import { operations as uploads } from './uploads/index.js';
 import { operations as userGroups } from './user_groups/index.js';
+import { operations as sessions } from './sessions/index.js';
 import { operations as users } from './users/index.js';
 import { operations as userTopics } from './user-topics/index.js';
 import { operations as webhooks } from './webhooks/index.js';
@@ -70,6 +71,7 @@ export const operations: Record<string, Operation<any>> = {
   ...welcomeTestOperations,
   ...scheduledMessages,
   ...server,
+  ...sessions,
   ...settings,
   ...streams,
   ...createChannel,

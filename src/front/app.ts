@@ -18,8 +18,10 @@ import { clientAddress } from './client-address.js';
 import { addressLimit, type AddressLimit } from './guard.js';
 import { apiErrorPage, isPagePath, pageRouter, sendPage } from './pages.js';
 import { acceptsParam, methodMatcher, orderRoutes } from './route-order.js';
+import { browserRequest } from './session.js';
 import { staticFiles } from './static.js';
 import { thumbnails } from './thumbnail.js';
+import { webAssets } from './web-assets.js';
 import { webhookParams } from './webhook.js';
 
 /**
@@ -41,6 +43,7 @@ export interface FrontEnd {
 function send(ctx: Context, reply: Reply): void {
   ctx.status = reply.status;
   if (reply.headers) ctx.set(reply.headers);
+  if (reply.cookies) ctx.set('set-cookie', reply.cookies);
   if (reply.file) {
     ctx.type = reply.file.contentType;
     ctx.body = createReadStream(reply.file.path);
@@ -127,6 +130,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   app.use(monitor.middleware);
 
   app.use(staticFiles);
+  app.use(webAssets);
   app.use(thumbnails);
 
   // Requests without credentials, per client address, before their bodies are read.
@@ -146,13 +150,15 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     return parser;
   };
   const router = new Router({ prefix: '/api/v1' });
+  // The web app's twin of /api/v1, as the reference's: the same operations, authenticated by
+  // the session cookie (and a CSRF token for writes) instead of HTTP Basic.
+  const jsonRouter = new Router({ prefix: '/json' });
   const methodsAt = methodMatcher(routes);
   for (const route of orderRoutes(routes)) {
     // `{name*}` takes the rest of the path (an upload's path id has several segments).
     const path = route.path.replace(/\{(\w+)\*\}/g, '*$1').replace(/\{(\w+)\}/g, ':$1');
-    const template = `/api/v1${route.path}`;
-    const handle = async (ctx: Context) => {
-      noteRoute(ctx.req, template);
+    const handle = async (ctx: Context, json: boolean) => {
+      noteRoute(ctx.req, `${json ? '/json' : '/api/v1'}${route.path}`);
       const realm = realmFor(ctx.host);
       const requestId = randomUUID();
       // A client that hangs up on a parked GET /events must not leave the poll parked.
@@ -162,34 +168,46 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
         if (!ctx.res.writableEnded) pool.cancel(realm.shard, requestId);
       };
       ctx.res.once('close', onClose);
+      // Upload links (outside /api/v1) open with HTTP Basic or, in a browser, the session.
+      const browser = json || ctx.state.pathParams?.__serve ? browserRequest(ctx.method, ctx.headers) : undefined;
       const reply = await pool.request(realm.shard, {
         kind: 'request',
         op: route.op,
         method: route.method,
         realmId: realm.id,
-        authorization: ctx.get('authorization') || undefined,
+        authorization: json ? undefined : ctx.get('authorization') || undefined,
         params: route.op === 'webhooks.incoming' ? webhookParams(ctx) : ctx.state.params,
         pathParams: { ...pathParams(ctx), ...ctx.state.pathParams },
         userAgent: ctx.get('user-agent'),
         remoteAddr: clientAddress(ctx.req),
         requestId,
+        ...(browser ? { browser } : {}),
       });
       ctx.res.off('close', onClose);
       noteUser(ctx.req, reply.userId);
+      // A person who opens an upload link logged out is sent to log in, as the reference does
+      // for a top-level page, rather than asked for HTTP Basic credentials.
+      if (reply.status === 401 && ctx.state.pathParams?.__serve && ctx.accepts('json', 'html') === 'html') {
+        ctx.redirect(`/login/?next=${encodeURIComponent(ctx.state.originalPath ?? '/')}`);
+        return;
+      }
       send(ctx, reply);
     };
     const parse = parserFor(route);
-    router.register(path, [route.method], async (ctx: Context, next: Next) => {
-      // A path this route does not take goes on to the next route that matches, or to the 404.
-      for (const [name, value] of Object.entries(pathParams(ctx))) if (!acceptsParam(name, value)) return next();
-      await parse(ctx, () => handle(ctx));
-    });
+    for (const [r, json] of [[router, false], [jsonRouter, true]] as const) {
+      r.register(path, [route.method], async (ctx: Context, next: Next) => {
+        // A path this route does not take goes on to the next route that matches, or to the 404.
+        for (const [name, value] of Object.entries(pathParams(ctx))) if (!acceptsParam(name, value)) return next();
+        await parse(ctx, () => handle(ctx, json));
+      });
+    }
   }
   // Unknown endpoints and wrong methods still answer in JSON.
   app.use(async (ctx: Context, next: Next) => {
     await next();
     if (ctx.body != null) return;
-    const methods = ctx.path.startsWith('/api/v1/') ? methodsAt(ctx.path.slice('/api/v1'.length)) : [];
+    const prefix = /^\/(api\/v1|json)\//.exec(ctx.path)?.[0];
+    const methods = prefix ? methodsAt(ctx.path.slice(prefix.length - 1)) : [];
     if (methods.length > 0 && ctx.method === 'OPTIONS') {
       // As the reference: which methods the path takes, and no body.
       ctx.status = 204;
@@ -202,6 +220,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   // path parameter that only the front end sets to answer with the file.
   app.use(async (ctx: Context, next: Next) => {
     if (ctx.method === 'GET' && ctx.path.startsWith('/user_uploads/')) {
+      ctx.state.originalPath = ctx.path;
       ctx.path = `/api/v1${ctx.path}`;
       ctx.state.pathParams = { __serve: 'file' };
     }
@@ -214,6 +233,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   });
   app.use(pageRouter(realmFor, pool, parseParams));
   app.use(router.routes());
+  app.use(jsonRouter.routes());
 
   return { app, refreshRealms, realmFor, limitAddress, logRequest: requestLog(monitor.observe) };
 }

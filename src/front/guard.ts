@@ -3,6 +3,7 @@ import { RateLimiter } from '../api/server/rate-limit.js';
 import type { ResolvedConfig } from '../config.js';
 import { ApiError, rateLimited } from '../lib/errors.js';
 import { clientAddress } from './client-address.js';
+import { sessionCookie } from './session.js';
 
 /**
  * The per-address rate limit of requests that carry no credentials (rateLimits.perIp): the
@@ -23,7 +24,9 @@ export function addressLimit(config: ResolvedConfig): AddressLimit {
   const limiter = new RateLimiter(perIp);
   return (req) => {
     // Credentials in a header, or an incoming webhook's api_key in its URL: counted per user.
-    if (req.headers.authorization || API_KEY_PARAM.test(req.url ?? '')) return undefined;
+    // A browser session's cookie too (front/session.ts): its requests are counted per user, and a
+    // dead one is counted per address in the shard as a failed credential.
+    if (req.headers.authorization || API_KEY_PARAM.test(req.url ?? '') || sessionCookie(req.headers)) return undefined;
     const { retryAfter, headers } = limiter.take(clientAddress(req));
     if (retryAfter > 0) {
       const err = rateLimited(retryAfter);

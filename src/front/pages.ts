@@ -10,6 +10,7 @@ import { pageRoutes } from '../routes.js';
 import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
+import { browserRequest } from './session.js';
 
 /**
  * Pages for people outside /api/v1 (src/routes.ts `pageRoutes`: the invitation sign-up page,
@@ -49,6 +50,14 @@ export function apiErrorPage(err: ApiError): Reply {
 }
 
 function sendPage(ctx: Context, reply: Reply): void {
+  if (reply.cookies) ctx.set('set-cookie', reply.cookies);
+  // A redirect (a login, a logout): its Location and nothing else.
+  if (reply.status >= 300 && reply.status < 400) {
+    ctx.status = reply.status;
+    ctx.set(reply.headers ?? {});
+    ctx.body = '';
+    return;
+  }
   // A file the shard found for the path (a data export's archive): streamed from disk.
   if (reply.file) {
     ctx.status = reply.status;
@@ -113,6 +122,7 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
           pathParams: (ctx as unknown as { params: Record<string, string> }).params,
           userAgent: ctx.get('user-agent'),
           remoteAddr: clientAddress(ctx.req),
+          browser: browserRequest(ctx.method, ctx.headers),
         });
         noteUser(ctx.req, reply.userId);
         sendPage(ctx, reply);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context, Next } from 'koa';
 import { projectRoot } from '../config.js';
-import { EMOJI_API_PATH, emojiApiFile } from '../markdown/emoji.js';
+import { EMOJI_API_PATH } from '../markdown/emoji-url.js';
 import { noteRoute } from './request-log.js';
 
 /**
@@ -14,7 +14,7 @@ interface StaticFile {
   type: string;
   /** Seconds a client may use it without asking again. */
   maxAge: number;
-  load(): { body: string | Buffer; etag: string };
+  load(): { body: string | Buffer; etag: string } | Promise<{ body: string | Buffer; etag: string }>;
 }
 
 // A 1×1 mid-grey PNG: the avatar the "Unknown user" placeholders point at (users/views.ts
@@ -36,7 +36,8 @@ function asset(name: string): StaticFile['load'] {
 const FILES: Record<string, StaticFile> = {
   // The emoji name table the mobile app's picker downloads once and then revalidates. A day,
   // since an upgrade may change it and the URL carries no version.
-  [EMOJI_API_PATH]: { type: 'application/json', maxAge: 86400, load: emojiApiFile },
+  // The tables load on the first request: the main thread has no other use for them.
+  [EMOJI_API_PATH]: { type: 'application/json', maxAge: 86400, load: async () => (await import('../markdown/emoji.js')).emojiApiFile() },
   '/static/images/unknown-user-avatar.png': { type: 'image/png', maxAge: 86400 * 30, load: () => ({ body: UNKNOWN_AVATAR, etag: '"unknown-user-avatar-1"' }) },
   // The default organization icon and logo (model/realm-settings.ts realmImageUrl) and the
   // :zulip: emoji (markdown/patterns.ts, api/messages/reactions.ts), at the reference's URLs.
@@ -49,7 +50,7 @@ export async function staticFiles(ctx: Context, next: Next): Promise<void> {
   const file = FILES[ctx.path];
   if (!file || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
   noteRoute(ctx.req, ctx.path);
-  const { body, etag } = file.load();
+  const { body, etag } = await file.load();
   ctx.status = 200;
   ctx.type = file.type;
   ctx.etag = etag;

@@ -74,7 +74,8 @@ export function auditRequest(task: AuditedRequest, reply: Reply): void {
   if (!entry) return;
   // A page operation answers 200 with its form again when what was typed is refused: only
   // its welcome (or done) page is a success, and that page says so in its status alone here.
-  const ok = reply.status < 300;
+  // A redirect is a page's success too (the web app's login sends the browser on).
+  const ok = reply.status < 400;
   if (!ok && !entry.failures) return;
   let code: string | undefined;
   if (!ok) {

@@ -1,4 +1,5 @@
-import type { OpContext, Operation, Reply } from '../api/operation.js';
+import type { BrowserRequest, OpContext, Operation, Reply, SessionRef } from '../api/operation.js';
+import { checkCsrf, sessionRequired, sessionUser } from '../api/sessions/auth.js';
 import { operations } from '../api/registry.js';
 import { constantTimeEqual, parseBasic } from '../lib/auth.js';
 import { userLimitersOf } from '../api/server/rate-limit.js';
@@ -27,6 +28,13 @@ export interface RequestTask {
   remoteAddr: string;
   /** Unique per HTTP request: a long-poll is cancelled by it when its client goes away. */
   requestId?: string;
+  /** GET /events through the long-poll path: its answer may carry a desk (api/events/desk.ts). */
+  longPoll?: boolean;
+  /**
+   * A browser's request (the /json/ twin of /api/v1, pages, upload links): its session cookie
+   * authenticates it when no Authorization header does (api/sessions/auth.ts).
+   */
+  browser?: BrowserRequest;
 }
 
 export type { Reply } from '../api/operation.js';
@@ -75,6 +83,23 @@ function authenticateWebhook(realm: RealmState, task: RequestTask): UserRecord {
   if (!found || found.isSystemBot) throw invalidApiKey();
   if (realm.realm.deactivated) throw realmDeactivated();
   if (!found.isActive) throw userDeactivated();
+  return found;
+}
+
+/**
+ * A request without an Authorization header that comes from a browser: its session, then the
+ * CSRF check for a write. Without a live session it is anonymous ('optional' operations) or
+ * refused with the reference's session challenge (the /json/ routes).
+ */
+function authenticateSession(shard: Shard, realm: RealmState, task: RequestTask, required: boolean): { user: UserRecord; session: SessionRef } | null {
+  const found = sessionUser(shard, realm, task.browser);
+  if (!found) {
+    if (required) throw sessionRequired();
+    return null;
+  }
+  checkCsrf(task.browser!, found.session);
+  if (realm.realm.deactivated) throw realmDeactivated();
+  if (!found.user.isActive) throw userDeactivated();
   return found;
 }
 
@@ -137,8 +162,15 @@ async function answer(shard: Shard, task: RequestTask): Promise<Reply> {
     if (!realm) throw realmUnavailable('moved');
     const writes = isWrite(task.method, task.op);
     if (op.auth !== 'none' && realm.realm.deactivated && !task.authorization) throw realmDeactivated();
+    let session: SessionRef | undefined;
     try {
-      user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task) : authenticate(realm, task.authorization, op.auth === 'user');
+      if (op.auth !== 'none' && op.auth !== 'webhook' && task.browser && !task.authorization) {
+        const found = authenticateSession(shard, realm, task, op.auth === 'user');
+        user = found?.user ?? null;
+        session = found?.session;
+      } else {
+        user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task) : authenticate(realm, task.authorization, op.auth === 'user');
+      }
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) limitFailedAuth(shard, task);
       throw err;
@@ -147,11 +179,15 @@ async function answer(shard: Shard, task: RequestTask): Promise<Reply> {
     limitHeaders = rateLimit(shard, task, user);
     checkRole(op, user);
     const { params, ignored } = parseParams<Record<string, unknown>>(op.params, task.params, task.pathParams, shard.config.requestLimits);
-    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '' };
+    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '', browser: task.browser, session, longPoll: task.longPoll };
     // A POST /register waiting for a consistent snapshot holds new work back (Shard.quiesced).
     if (shard.gate && !op.passesGate) await shard.gate;
     const fields = writes ? await shard.realmGate.around(realm.id, async () => op.handler(ctx)) : await op.handler(ctx);
+    // A long-poll's desk goes to the front end, not into the body.
+    const desk = fields.__desk as Reply['desk'];
+    if (desk) delete fields.__desk;
     const reply = fields.__reply ? (fields.__reply as Reply) : success(fields, op.silentlyIgnoresParams ? [] : ignored);
+    if (desk) reply.desk = desk;
     if (limitHeaders) reply.headers = { ...reply.headers, ...limitHeaders };
     if (user) reply.userId = user.id;
     return reply;

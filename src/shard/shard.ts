@@ -12,6 +12,7 @@ import type { ChannelFolderRecord } from '../model/channel-folders.js';
 import { openShardStore, PendingWrites, shardPath, WriteBatch, type Key, type ShardStore, type StoreView } from '../store/shard-store.js';
 import { EventBus } from './events.js';
 import { RealmGate } from './realm-gate.js';
+import type { ShardNote } from './desk-wire.js';
 import { TimerWheel } from '../lib/timer-wheel.js';
 import { log } from '../lib/log.js';
 import { realmUnavailable, storageError } from '../lib/errors.js';
@@ -25,6 +26,8 @@ import { shardFile, StoreError } from '../store/integrity.js';
 export class Shard implements StoreView {
   readonly realms = new Map<number, RealmState>();
   readonly events = new EventBus();
+  /** Sends a note to the front end over the shard's link (the worker sets it; a no-op elsewhere). */
+  toFront: (note: ShardNote) => void = () => {};
   /** The shard's clock for timers (event queues now; scheduled sends and retries later). */
   readonly wheel = new TimerWheel();
   /** Realms whose writes are held while a cluster moves them (shard/realm-gate.ts). */

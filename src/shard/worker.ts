@@ -1,9 +1,11 @@
-import { workerData } from 'node:worker_threads';
+import { workerData, type MessagePort } from 'node:worker_threads';
 import type { ResolvedConfig } from '../config.js';
 import { log, setLogLevel } from '../lib/log.js';
 import { runAdmin, type AdminTask } from './admin.js';
 import { dispatch, type RequestTask } from './dispatch.js';
 import { Shard } from './shard.js';
+import { serveLink } from './link.js';
+import type { DeskTask } from './desk-wire.js';
 import { jobsOf } from './jobs.js';
 import { metricsOf } from './metrics.js';
 import { queuesOf } from '../api/events/manager.js';
@@ -30,10 +32,18 @@ await queuesOf(shard).journal.restore({
   server_generation: SERVER_GENERATION,
 });
 
-export type ShardTask = RequestTask | AdminTask | { kind: 'cancel'; requestId: string } | { kind: 'drain' } | { kind: 'startJobs' } | { kind: 'close' };
+export type ShardTask = RequestTask | AdminTask | { kind: 'cancel'; requestId: string } | { kind: 'drain' } | { kind: 'startJobs' } | { kind: 'close' } | { kind: 'link'; port: MessagePort } | DeskTask;
 
 export default async function handle(task: ShardTask): Promise<unknown> {
   switch (task.kind) {
+    case 'link':
+      // The only task piscina carries: every other comes over this channel (link.ts).
+      shard.toFront = serveLink(task.port, handle);
+      return null;
+    case 'deskPoll':
+    case 'deskIdle':
+      queuesOf(shard).desks.run(task);
+      return null;
     case 'request':
       return dispatch(shard, task);
     case 'admin':

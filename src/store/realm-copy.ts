@@ -71,6 +71,8 @@ export const TABLE_SCOPES: Record<ShardTable, Scope> = {
   scheduled: 'prefix',
   exports: 'prefix',
   passwordResets: 'prefix',
+  // A browser's session goes with its organization: it stays logged in after a move.
+  sessions: 'prefix',
 };
 
 /** A row as it travels: table name, key, decoded value; a deletion carries `true` fourth. */

@@ -69,6 +69,8 @@ import type { MessageIds } from './message-ids.js';
  *                                                          messages and reminders)
  *   exports     [realmId, exportId]                      -> RealmExportRecord  data exports; the
  *                                                          archives are files (api/exports/)
+ *   sessions    [realmId, userId, sha256(token)]         -> SessionRecord  the web app's browser
+ *                                                          sessions (store/sessions.ts)
  *   passwordResets [realmId, sha256(token)]              -> PasswordResetRecord  a reset link's
  *                                                          record; the token itself is only mailed
  *
@@ -126,6 +128,7 @@ export interface ShardStore {
   navigationViews: Database;
   exports: Database;
   scheduled: Database;
+  sessions: Database;
   passwordResets: Database;
 }
 
@@ -192,6 +195,7 @@ export function openShardStore(dataDir: string, shard: number, readOnly = false)
     navigationViews: db('navigationViews'),
     scheduled: db('scheduled'),
     exports: db('exports'),
+    sessions: db('sessions'),
     passwordResets: db('passwordResets'),
   };
 }

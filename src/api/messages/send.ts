@@ -232,7 +232,7 @@ export async function sendMessage(shard: Shard, realm: RealmState, spec: SendSpe
   const widget = spec.widget ?? widgetFromContent(spec.content);
   const widgetSub = widget && { id: shard.allocate(batch, 'submessage'), senderId: sender.id, msgType: 'widget', content: pythonJson(widget) };
   if (widgetSub) msg.submessageCount = 1;
-  const attachments = linkAttachments(shard, batch, realm, msg);
+  const attachments = linkAttachments(shard, batch, realm, msg, true);
   // A direct message gives the guests in it access to the other participants: they hear of
   // them (realm_user add) before the message that names them.
   const dmUsers = isStream ? [] : participants.map((id) => realm.users.get(id)!);
