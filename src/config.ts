@@ -68,6 +68,41 @@ export interface Config {
   bigBlueButton: { url: string | null; secret: string | null };
   /** A node of a cluster (src/cluster/, docs/SCALING.md); null: one server, as without etcd. */
   cluster: ClusterConfig | null;
+  /** Email to people who are away (api/notify/): missed messages, digests, new logins. Read through notifyConfig(). */
+  notifications?: Partial<NotificationsConfig>;
+  /** Mobile push through the push notification service (api/notify/push/); off until `stoa push register`. */
+  push?: Partial<PushConfig>;
+}
+
+export interface NotificationsConfig {
+  missedMessageEmails: boolean;
+  digestEmails: boolean;
+  loginEmails: boolean;
+  /** Digests go out at this hour (UTC) on each organization's digest weekday, as the reference's daily cron job. */
+  digestHourUtc: number;
+  /** Tests: look for digests to send this often, instead of daily. */
+  digestIntervalSeconds: number | null;
+  /** "<name> notifications" in emails; null: the external host (the reference's INSTALLATION_NAME). */
+  installationName: string | null;
+}
+
+export interface PushConfig {
+  /** The push notification service (the reference's ZULIP_SERVICES_URL). */
+  servicesUrl: string;
+  /** The operator's address, given to the service by `stoa push register`. */
+  contactEmail: string | null;
+}
+
+const NOTIFICATION_DEFAULTS: NotificationsConfig = { missedMessageEmails: true, digestEmails: true, loginEmails: true, digestHourUtc: 18, digestIntervalSeconds: null, installationName: null };
+const PUSH_DEFAULTS: PushConfig = { servicesUrl: 'https://push.zulipchat.com', contactEmail: null };
+
+/** The notification options with every default filled in (a config file may give only some). */
+export function notifyConfig(config: Config): NotificationsConfig {
+  return { ...NOTIFICATION_DEFAULTS, ...config.notifications };
+}
+
+export function pushConfig(config: Config): PushConfig {
+  return { ...PUSH_DEFAULTS, ...config.push };
 }
 
 export interface ClusterConfig {
@@ -160,6 +195,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   };
   for (const [key, value] of Object.entries({ ...fromEnv, ...overrides })) if (value !== undefined) merged[key] = deepMerge(merged[key], value);
   applySmtpEnv(env, merged);
+  // The push notification service, and the operator's address `stoa push register` gives it.
+  if (env.STOA_PUSH_SERVICES_URL) merged.push = { ...(merged.push as object), servicesUrl: env.STOA_PUSH_SERVICES_URL };
+  if (env.STOA_PUSH_CONTACT_EMAIL) merged.push = { ...(merged.push as object), contactEmail: env.STOA_PUSH_CONTACT_EMAIL };
   applyClusterEnv(env, merged);
   const limits = env.STOA_RATE_LIMITS;
   if (limits !== undefined && limits !== '' && overrides.rateLimits === undefined) {
@@ -238,6 +276,7 @@ export const VARIABLES = [
   'STOA_ORGANIZATION_NAME', 'STOA_OWNER_EMAIL', 'STOA_OWNER_NAME',
   'STOA_EMAIL_FROM', 'STOA_SMTP_HOST', 'STOA_SMTP_PORT', 'STOA_SMTP_USER', 'STOA_SMTP_PASSWORD',
   'STOA_ETCD', 'STOA_NODE_ID', 'STOA_ADVERTISE',
+  'STOA_PUSH_SERVICES_URL', 'STOA_PUSH_CONTACT_EMAIL',
 ];
 /** Variables of the test suite and the bench, which the server does not read but need no warning. */
 const TOOL_VARIABLES = /^STOA_(TEST_|FUZZ_|BENCH_|PYTHON_ZULIP_API$)/;

@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     console.log((await import('./realms.js')).describeCreatedRealm(bootstrap));
     console.log(`  (a new organization: ${server.config.dataDir} held none)`);
   } else if (Object.keys(named).length > 0 || process.env.STOA_OWNER_EMAIL || process.env.STOA_ORGANIZATION_NAME) {
-    console.error('stoa: the organization exists already, so the owner and organization given are ignored (an address changes with `stoa user set-email`, the name in the organization settings)');
+    console.error('stoa: the organization exists already, so the owner and organization given are ignored (an address changes in the account settings or with `stoa user set-email`, the name in the organization settings)');
   }
   for (const line of server.notices) console.error(`stoa: ${line}`);
   console.log(`Stoa listening on ${server.url} (data in ${server.config.dataDir}, ${server.config.shards} shards)`);

@@ -237,6 +237,12 @@ export const pageRoutes: readonly Route[] = [
   r('POST', '/accounts/password/reset/', 'passwordReset.request'),
   r('GET', '/accounts/password/reset/{token}/', 'passwordReset.chooseForm'),
   r('POST', '/accounts/password/reset/{token}/', 'passwordReset.choose'),
+  // An address change's link (api/email-change/): a page with a button, which posts the key.
+  r('GET', '/accounts/confirm_new_email/{key}', 'emailChange.confirmForm'),
+  r('POST', '/accounts/confirm_new_email/', 'emailChange.confirm'),
   // Data exports' archives, at their export_url (api/exports/).
   r('GET', '/user_avatars/exports/{realm_id_str}/{secret}/{file_name}', 'exports.file'),
+  // The unsubscribe link of every email (api/notify/unsubscribe.ts); POST is a mail client's one-click unsubscribe.
+  r('GET', '/accounts/unsubscribe/{email_type}/{confirmation_key}', 'notify.unsubscribe'),
+  r('POST', '/accounts/unsubscribe/{email_type}/{confirmation_key}', 'notify.unsubscribePost'),
 ];

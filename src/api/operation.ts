@@ -96,6 +96,11 @@ export interface Reply {
   cookies?: string[];
   /** Who the request was from, once authenticated: for the access log (front/request-log.ts). */
   userId?: number;
+  /**
+   * Fields of the request's audit line that only the handler knows (an address change's old and
+   * new address); shard/audit.ts takes them off the reply before it leaves the shard.
+   */
+  audit?: Record<string, unknown>;
 }
 
 /** Identity function that gives `params` its type at the definition site. */

@@ -11,6 +11,7 @@ import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
 import { operations as drafts } from './drafts/index.js';
 import { operations as emoji } from './emoji/index.js';
+import { operations as emailChange } from './email-change/index.js';
 import { operations as emailGateway } from './email-gateway/index.js';
 import { operations as events } from './events/index.js';
 import { operations as invites } from './invites/index.js';
@@ -27,6 +28,7 @@ import { operations as realmDomains } from './realm-domains/index.js';
 import { operations as realmImages } from './realm-images/index.js';
 import { operations as exports } from './exports/index.js';
 import { operations as navigationViews } from './navigation-views/index.js';
+import { operations as notify } from './notify/index.js';
 import { welcomeTestOperations } from './invites/welcome-test.js';
 import { operations as scheduledMessages } from './scheduled-messages/index.js';
 import { operations as server } from './server/index.js';
@@ -52,6 +54,7 @@ export const operations: Record<string, Operation<any>> = {
   ...devices,
   ...drafts,
   ...emoji,
+  ...emailChange,
   ...emailGateway,
   ...events,
   ...invites,
@@ -64,6 +67,7 @@ export const operations: Record<string, Operation<any>> = {
   ...reminders,
   ...savedSnippets,
   ...navigationViews,
+  ...notify,
   ...exports,
   ...calls,
   ...realmDomains,

@@ -5,6 +5,7 @@ import { ApiError } from '../lib/errors.js';
 import { RealmCreationError } from '../realms.js';
 import { clusterCommands } from './cluster.js';
 import { CliError } from './context.js';
+import { pushCommands } from './push.js';
 import { realmCommands } from './realm.js';
 import { importCommands } from './import.js';
 import { exportCommands } from './export.js';
@@ -28,6 +29,7 @@ userCommands(program);
 seedCommand(program);
 storeCommands(program);
 clusterCommands(program);
+pushCommands(program);
 
 // Known failures are one line and a non-zero status; anything else is a bug and shows its stack.
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -35,10 +35,10 @@ interface Manifest {
   uploads: number;
 }
 
-/** The files of a data directory that hold its state: the stores, the uploads, the data exports, the zuliprc files. */
+/** The files of a data directory that hold its state: the stores, the uploads, the data exports, the zuliprc files, the push registration. */
 function stateEntries(dataDir: string): string[] {
   if (!existsSync(dataDir)) return [];
-  return readdirSync(dataDir).filter((name) => ['directory', 'shards', 'uploads', 'exports'].includes(name) || name === 'zuliprc' || name.endsWith('.zuliprc'));
+  return readdirSync(dataDir).filter((name) => ['directory', 'shards', 'uploads', 'exports', 'push-registration.json'].includes(name) || name === 'zuliprc' || name.endsWith('.zuliprc'));
 }
 
 function countFiles(dir: string): number {
@@ -132,7 +132,8 @@ async function backup(target: string): Promise<void> {
     // Data exports the stores list as complete (an archive still being written is not one).
     const exportsRoot = join(dataDir, 'exports');
     if (existsSync(exportsRoot)) cpSync(exportsRoot, join(partial, 'exports'), { recursive: true, filter: (src) => !src.endsWith('.partial') });
-    for (const name of stateEntries(dataDir).filter((n) => n.endsWith('zuliprc'))) cpSync(join(dataDir, name), join(partial, name));
+    // The push registration (its key is the server's password at the push notification service) goes with them.
+    for (const name of stateEntries(dataDir).filter((n) => n.endsWith('zuliprc') || n === 'push-registration.json')) cpSync(join(dataDir, name), join(partial, name));
     const { problems } = await checkDataDir(partial);
     if (problems.length > 0) throw new CliError(`the copy does not check out:\n${describeProblems(problems)}`);
     // Checking opened the copies, which leaves LMDB lock files: not part of a backup.

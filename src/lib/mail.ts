@@ -42,6 +42,13 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** The From header's display name; the address stays the server's (`email.from`). */
+  fromName?: string;
+  replyTo?: string;
+  /** `<...>`: stable across attempts, so that a copy sent again after a crash reads as the same message. */
+  messageId?: string;
+  /** Further headers (List-Unsubscribe, List-Id, X-Auto-Response-Suppress). */
+  headers?: Record<string, string>;
 }
 
 export interface MailResult {
@@ -96,8 +103,40 @@ export class Mailer {
     return this.smtp !== null;
   }
 
+  /** The bare address of `from`. */
+  get fromAddress(): string {
+    return /<([^>]+)>/.exec(this.from)?.[1] ?? this.from;
+  }
+
+  private compose(message: MailMessage): Record<string, unknown> {
+    const { fromName, headers, ...rest } = message;
+    // Given as they are: nodemailer would MIME-encode a List-Id or a List-Unsubscribe URL.
+    const prepared = headers && Object.fromEntries(Object.entries(headers).map(([k, value]) => [k, /^[\x20-\x7e]*$/.test(value) ? { prepared: true, value } : value]));
+    return { ...rest, ...(prepared ? { headers: prepared } : {}), from: fromName ? { name: fromName, address: this.fromAddress } : this.from };
+  }
+
+  /**
+   * For callers that retry on their own (api/notify/mail.ts, on the durable job mechanism): an
+   * SMTP failure is thrown, not kept; without SMTP the message goes to the outbox.
+   */
+  async deliver(message: MailMessage): Promise<MailResult> {
+    const mail = this.compose(message);
+    if (this.smtp) {
+      await this.smtp.sendMail(mail);
+      return { via: 'smtp' };
+    }
+    const path = await this.keep(mail);
+    log.warn({ to: message.to, path }, `no SMTP server configured: mail to ${message.to} written to ${path}`);
+    return { via: 'outbox', path };
+  }
+
+  /** Keeps a message in the outbox (one SMTP would not take, after the last attempt). */
+  keepInOutbox(message: MailMessage): Promise<string> {
+    return this.keep(this.compose(message));
+  }
+
   async send(message: MailMessage, note = ''): Promise<MailResult> {
-    const mail = { from: this.from, ...message };
+    const mail = this.compose(message);
     if (this.smtp) {
       try {
         await this.smtp.sendMail(mail);

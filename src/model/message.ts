@@ -93,12 +93,23 @@ export type FlagName = keyof typeof FLAG;
  */
 export const READ_FLIP = 1 << 20;
 
+/**
+ * Our own bits for the notifications of people who are away (api/notify/), never shown: an
+ * email notice was recorded for this user and message (so a later trigger, such as the garbage
+ * collection of their last event queue, does not notify again), and a mobile notification of it
+ * is on their devices (so reading or deleting it sends a removal: the reference's
+ * active_mobile_push_notification).
+ */
+export const EMAIL_NOTIFIED = 1 << 21;
+export const ACTIVE_PUSH = 1 << 22;
+
 /** Flags whose messages are found through the uflagIdx index (narrows is:starred, is:mentioned...). */
 export const INDEXED_FLAGS: Record<string, number> = {
   starred: FLAG.starred,
   mentioned: FLAG.mentioned | FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned | FLAG.group_mentioned,
   alerted: FLAG.has_alert_word,
   flip: READ_FLIP,
+  push: ACTIVE_PUSH,
 };
 
 /** `1,5,9`: the key of a direct-message conversation, also its recipient identity. */

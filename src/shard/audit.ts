@@ -70,6 +70,8 @@ interface AuditedRequest {
 
 /** Writes the request's audit line, if its operation has one. */
 export function auditRequest(task: AuditedRequest, reply: Reply): void {
+  const extra = reply.audit;
+  delete reply.audit;
   const entry = AUDITED[task.op];
   if (!entry) return;
   // A page operation answers 200 with its form again when what was typed is refused: only
@@ -86,7 +88,7 @@ export function auditRequest(task: AuditedRequest, reply: Reply): void {
     }
   }
   auditLog.info(
-    { event: entry.event, outcome: ok ? 'ok' : 'refused', ...(code ? { code } : {}), realm: task.realmId, actor: reply.userId ?? null, client: task.remoteAddr, ...entry.fields?.(task.params, task.pathParams) },
+    { event: entry.event, outcome: ok ? 'ok' : 'refused', ...(code ? { code } : {}), realm: task.realmId, actor: reply.userId ?? null, client: task.remoteAddr, ...entry.fields?.(task.params, task.pathParams), ...extra },
     entry.event,
   );
 }

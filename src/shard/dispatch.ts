@@ -63,8 +63,11 @@ function authenticate(realm: RealmState, header: string | undefined, required: b
   const user = realm.userByEmail(creds.username.trim());
   const ok = constantTimeEqual(user?.apiKey ?? DUMMY_KEY, key);
   if (!user || !ok) throw unauthorized('Invalid API key');
-  if (realm.realm.deactivated) throw realmDeactivated();
-  if (!user.isActive) throw userDeactivated();
+  // The reference's authenticated_rest_api_view turns every refusal of validate_api_key into
+  // UNAUTHORIZED with the Basic challenge, keeping its text: a deactivated account or
+  // organization is told as such only through a session or a webhook URL.
+  if (realm.realm.deactivated) throw unauthorized(realmDeactivated().message);
+  if (!user.isActive) throw unauthorized(userDeactivated().message);
   return user;
 }
 

@@ -6,6 +6,13 @@ export type { Emitted, ShardEvent } from '../store/shard-store.js';
 export type EventListener = (realmId: number, event: ShardEvent, userIds: Iterable<number>) => void;
 
 /**
+ * Sees a transaction's events as it is about to start, and may add rows to it: work that
+ * follows from what the events tell clients, whichever action made them (a mobile notification's
+ * removal when messages are read or deleted, api/notify/). Runs before the sink plans delivery.
+ */
+export type EventObserver = (events: readonly Emitted[], batch: WriteBatch) => void;
+
+/**
  * Decides where events go. `plan` runs synchronously when the transaction is about to start, and
  * may add rows to it; what it returns runs once the transaction has committed.
  */
@@ -44,6 +51,8 @@ export class EventBus implements EventStage {
   private readonly fifo: Ticket[] = [];
   /** The event-queue layer, once it exists. */
   sink: EventSink | null = null;
+  /** See EventObserver; an observer that throws is logged and skipped. */
+  readonly observers: EventObserver[] = [];
 
   /** Set by the shard: runs ephemeral events through a batch of their own (see emit). */
   ephemeral: (events: Emitted[]) => void = () => {};
@@ -75,6 +84,13 @@ export class EventBus implements EventStage {
    * transaction has ended.
    */
   stage(events: Emitted[], batch: WriteBatch): { settle(ok: boolean): void } {
+    for (const observe of this.observers) {
+      try {
+        observe(events, batch);
+      } catch (err) {
+        log.error({ err }, 'event observer failed');
+      }
+    }
     const deliver = this.sink?.plan(events, batch) ?? null;
     const ticket: Ticket = {
       state: 'pending',

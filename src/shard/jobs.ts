@@ -80,6 +80,12 @@ export interface JobKind<D = unknown> {
 
 const kinds = new Map<string, JobKind<any>>();
 
+/**
+ * Called when a shard's runner starts, once its message ids are safe to use: modules whose jobs
+ * recur (digests) make sure theirs exist here.
+ */
+export const startHooks: ((jobs: Jobs, shard: Shard) => void)[] = [];
+
 export function defineJobKind<D>(kind: string, def: JobKind<D>): void {
   if (kinds.has(kind)) throw new Error(`job kind '${kind}' is defined twice`);
   kinds.set(kind, def);
@@ -134,6 +140,13 @@ export class Jobs {
   start(): void {
     if (this.started) return;
     this.started = true;
+    for (const hook of startHooks) {
+      try {
+        hook(this, this.shard);
+      } catch (err) {
+        log.error({ err }, 'job start hook failed');
+      }
+    }
     this.refill();
   }
 

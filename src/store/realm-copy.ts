@@ -13,7 +13,9 @@ import type { Key, ShardStore, ShardTable } from './shard-store.js';
  *   realm       the `realms` row, keyed by realmId
  *   messages    keyed by message id (`messages`) or [msgId, n] (`submessages`): the realm's ids
  *               come from its `bySender` index (every message has a sender)
- *   channelEmails  ['c', realmId, ...] by range; ['t', token] rows whose value names the realm
+ *   tagged      keys lead with a tag: ['c', realmId, ...] (channelEmails), ['active', realmId, ...]
+ *               (notify) name the realm in the key; token rows (['t'|'m', token] of channelEmails,
+ *               ['unsub', token] of notify) in their value
  *   jobs        `jobs` rows whose JobRecord names the realm, and their `jobKeys` rows
  *   meta        the realm's `dmgroup:<realmId>:` rows; the shard's id counters (`seq:<kind>`),
  *               which the receiving shard raises its own to (a realm's user, channel and group
@@ -23,7 +25,7 @@ import type { Key, ShardStore, ShardTable } from './shard-store.js';
  * Values are decoded and encoded again: each table's records share structures (msgpackr's
  * sharedStructuresKey) that differ from store to store, so raw bytes would not read back.
  */
-type Scope = 'prefix' | 'realm' | 'messages' | 'channelEmails' | 'jobs' | 'meta' | 'live';
+type Scope = 'prefix' | 'realm' | 'messages' | 'tagged' | 'jobs' | 'meta' | 'live';
 
 export const TABLE_SCOPES: Record<ShardTable, Scope> = {
   realms: 'realm',
@@ -62,7 +64,7 @@ export const TABLE_SCOPES: Record<ShardTable, Scope> = {
   invites: 'prefix',
   inviteKeys: 'prefix',
   botStorage: 'prefix',
-  channelEmails: 'channelEmails',
+  channelEmails: 'tagged',
   jobs: 'jobs',
   jobKeys: 'jobs',
   drafts: 'prefix',
@@ -73,7 +75,12 @@ export const TABLE_SCOPES: Record<ShardTable, Scope> = {
   passwordResets: 'prefix',
   // A browser's session goes with its organization: it stays logged in after a move.
   sessions: 'prefix',
+  notify: 'tagged',
+  emailChanges: 'prefix',
 };
+
+/** The tags of a tagged table whose keys name the realm second; other tags' values name it. */
+const TAGS_WITH_REALM: Partial<Record<ShardTable, string[]>> = { channelEmails: ['c'], notify: ['unsubUser', 'active', 'digest'] };
 
 /** A row as it travels: table name, key, decoded value; a deletion carries `true` fourth. */
 export type Row = [ShardTable, Key, unknown] | [ShardTable, Key, undefined, true];
@@ -89,7 +96,8 @@ export interface DumpCursor {
 
 const PREFIX_TABLES = (Object.keys(TABLE_SCOPES) as ShardTable[]).filter((t) => TABLE_SCOPES[t] === 'prefix');
 /** The steps of a dump, in order: the realm row, the prefix tables, then the rest. */
-const STEPS = ['realm', ...PREFIX_TABLES, 'messages', 'channelEmails', 'jobs', 'meta'] as const;
+const TAGGED_TABLES = (Object.keys(TABLE_SCOPES) as ShardTable[]).filter((t) => TABLE_SCOPES[t] === 'tagged');
+const STEPS = ['realm', ...PREFIX_TABLES, 'messages', 'tagged', 'jobs', 'meta'] as const;
 
 const sameKey = (a: Key, b: Key) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -105,7 +113,7 @@ type Step = (typeof STEPS)[number];
 
 /**
  * The rows of one step from `after` on, each with the key to resume after. A step's rows come
- * in key order of the table the step walks. The whole-table steps (channelEmails' tokens, jobs,
+ * in key order of the table the step walks. The whole-table steps (the tagged tables, jobs,
  * meta) are small and always read from their start.
  */
 function* stepRows(store: ShardStore, realmId: number, step: Step, after: Key | null): Generator<{ rows: Row[]; resume: Key }> {
@@ -126,10 +134,10 @@ function* stepRows(store: ShardStore, realmId: number, step: Step, after: Key | 
         yield { rows, resume: key };
       }
       return;
-    case 'channelEmails':
-      for (const [key, value] of rangeRows(store.channelEmails, ['c', realmId], ['c', realmId + 1], null)) yield { rows: [['channelEmails', key, value]], resume: key };
-      for (const [key, value] of rangeRows(store.channelEmails, ['t'], ['u'], null)) {
-        if ((value as { realmId: number }).realmId === realmId) yield { rows: [['channelEmails', key, value]], resume: key };
+    case 'tagged':
+      // Small tables (a few rows per person): read whole, the realm's rows picked out.
+      for (const table of TAGGED_TABLES) {
+        for (const { key, value } of store[table].getRange({})) if (realmOfWrite(table, key as Key, value) === realmId) yield { rows: [[table, key as Key, value]], resume: key as Key };
       }
       return;
     case 'jobs':
@@ -147,7 +155,7 @@ function* stepRows(store: ShardStore, realmId: number, step: Step, after: Key | 
   }
 }
 
-const WHOLE: ReadonlySet<Step> = new Set(['channelEmails', 'jobs', 'meta']);
+const WHOLE: ReadonlySet<Step> = new Set(['tagged', 'jobs', 'meta']);
 
 /**
  * Reads the realm's rows from `cursor` on until about `maxBytes` of them are packed or
@@ -212,8 +220,8 @@ export function realmOfWrite(table: ShardTable, key: Key, value: unknown): numbe
     case 'messages':
     case 'jobs':
       return (value as { realmId?: number } | undefined)?.realmId;
-    case 'channelEmails':
-      return (key as unknown[])[0] === 'c' ? ((key as number[])[1] as number) : (value as { realmId?: number } | undefined)?.realmId;
+    case 'tagged':
+      return TAGS_WITH_REALM[table]!.includes(String((key as unknown[])[0])) ? ((key as number[])[1] as number) : (value as { realmId?: number } | undefined)?.realmId;
     case 'meta':
       return typeof key === 'string' && key.startsWith('dmgroup:') ? Number(key.split(':')[1]) : undefined;
     default:
@@ -239,7 +247,7 @@ export function deltaRows(store: ShardStore, keys: Iterable<[ShardTable, Key]>):
  * The order a clear walks: messages while their index still finds them, the realm row last,
  * and never the shard's counters.
  */
-const CLEAR_STEPS: Step[] = ['messages', 'channelEmails', 'jobs', 'meta', ...PREFIX_TABLES, 'realm'];
+const CLEAR_STEPS: Step[] = ['messages', 'tagged', 'jobs', 'meta', ...PREFIX_TABLES, 'realm'];
 
 /**
  * Deletes up to `limit` of the realm's rows, from `cursor` on (a copy no longer served, or the

@@ -69,10 +69,15 @@ import type { MessageIds } from './message-ids.js';
  *                                                          messages and reminders)
  *   exports     [realmId, exportId]                      -> RealmExportRecord  data exports; the
  *                                                          archives are files (api/exports/)
+ *   notify      ['unsub', token] | ['unsubUser', realmId, userId] | ['active', realmId, userId]
+ *               | ['digest', realmId, userId]          -> unsubscribe keys, last activity and
+ *                                                          last digest (api/notify/store.ts)
  *   sessions    [realmId, userId, sha256(token)]         -> SessionRecord  the web app's browser
  *                                                          sessions (store/sessions.ts)
  *   passwordResets [realmId, sha256(token)]              -> PasswordResetRecord  a reset link's
  *                                                          record; the token itself is only mailed
+ *   emailChanges [realmId, sha256(token)]                -> EmailChangeRecord  an address change
+ *                                                          waiting for its link (api/email-change/)
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -128,8 +133,10 @@ export interface ShardStore {
   navigationViews: Database;
   exports: Database;
   scheduled: Database;
+  notify: Database;
   sessions: Database;
   passwordResets: Database;
+  emailChanges: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -195,8 +202,10 @@ export function openShardStore(dataDir: string, shard: number, readOnly = false)
     navigationViews: db('navigationViews'),
     scheduled: db('scheduled'),
     exports: db('exports'),
+    notify: db('notify'),
     sessions: db('sessions'),
     passwordResets: db('passwordResets'),
+    emailChanges: db('emailChanges'),
   };
 }
 

@@ -17,11 +17,11 @@ t.test('stoa realm deactivate / reactivate', async (t) => {
     t.equal(again.stdout, 'realm "acme" was already deactivated\n', 'and says nothing changed');
   });
 
-  t.test('the server answers REALM_DEACTIVATED for the deactivated realm only', async (t) => {
+  t.test('the server refuses the deactivated realm only (an API key: UNAUTHORIZED, saying why; a password login: REALM_DEACTIVATED)', async (t) => {
     const server = await serveDir(t, dir);
     const me = await http(server.port, { path: '/users/me', host: `acme.localhost:${server.port}`, auth: boss });
     t.equal(me.status, 401, 'status 401');
-    t.equal(me.body.code, 'REALM_DEACTIVATED', 'code REALM_DEACTIVATED');
+    t.equal(me.body.code, 'UNAUTHORIZED', 'code UNAUTHORIZED, as the reference answers an API key');
     t.equal(me.body.msg, 'This organization has been deactivated', "the reference's message");
     const login = await http(server.port, { method: 'POST', path: '/fetch_api_key', host: `acme.localhost:${server.port}`, form: { username: boss.email, password: 'boss-password-1' } });
     t.equal(login.body.code, 'REALM_DEACTIVATED', 'password login is refused too');

@@ -45,7 +45,7 @@ t.test('stoa user commands through a running server', async (t) => {
 
   t.test('deactivate and reactivate', async (t) => {
     t.equal(await stoaOk(dir, ['user', 'deactivate', '--realm', '', '--user', String(aliceId)]), 'alice@example.com is now deactivated\n', 'deactivate (by id)');
-    t.equal((await api('/users/me', { auth: alice })).body.code, 'USER_DEACTIVATED', 'the API key stops working at once');
+    t.equal((await api('/users/me', { auth: alice })).body.msg, 'Account is deactivated', 'the API key stops working at once');
     t.equal(await stoaOk(dir, ['user', 'deactivate', '--realm', '', '--user', 'alice@example.com']), 'alice@example.com was already deactivated\n', 'a repeat says so');
     t.equal(await stoaOk(dir, ['user', 'reactivate', '--realm', '', '--user', 'alice@example.com']), 'alice@example.com is now active\n', 'reactivate');
     t.equal((await api('/users/me', { auth: alice })).status, 200, 'the key works again');
@@ -81,7 +81,12 @@ t.test('stoa user commands through a running server', async (t) => {
     const events = await api(`/events?queue_id=${encodeURIComponent(queue.body.queue_id)}&last_event_id=-1&dont_block=true`, { auth: alice });
     const people = (events.body.events as { type: string; person?: Record<string, unknown> }[]).filter((e) => e.type === 'realm_user').map((e) => e.person);
     const ownerId = (await api('/users/me', { auth: boss })).body.user_id;
-    t.same(people, [{ user_id: ownerId, delivery_email: 'boss@example.org' }, { user_id: ownerId, new_email: 'boss@example.org' }], 'other users\' clients hear of it as the reference tells them');
+    t.match(people, [
+      { user_id: ownerId, delivery_email: 'boss@example.org' },
+      { user_id: ownerId, avatar_source: 'G', avatar_url: /^https:\/\/secure\.gravatar\.com\/avatar\// },
+      { user_id: ownerId, new_email: 'boss@example.org' },
+    ], 'other users\' clients hear of it as the reference tells them: the address, the Gravatar made from it, the new email');
+    t.equal(people.length, 3, 'and nothing more');
     const taken = await stoa(dir, ['user', 'set-email', '--realm', '', '--user', 'boss@example.org', '--new-email', 'alice@example.com']);
     t.match(taken.stderr, /alice@example\.com is already the address of user/, 'an address in use is refused');
   });

@@ -315,6 +315,9 @@ function unknownUser(state: State, userId: number): Record<string, unknown> {
 
 function applyRealmUser(state: State, me: number, event: Event, opts: ApplyOptions): void {
   if (event.op === 'update' && event.person.user_id === me && event.person.full_name !== undefined && 'full_name' in state) state.full_name = event.person.full_name;
+  // An address change: the reference's apply_event copies delivery_email and takes new_email as the email.
+  if (event.op === 'update' && event.person.user_id === me && event.person.delivery_email !== undefined && 'delivery_email' in state) state.delivery_email = event.person.delivery_email;
+  if (event.op === 'update' && event.person.user_id === me && event.person.new_email !== undefined && 'email' in state) state.email = event.person.new_email;
   if (event.op === 'update' && 'avatar_url' in event.person) {
     // The reference's apply_event: the user's own avatar fields are always URLs; realm_users
     // keeps no avatar_source or medium URL, and a client_gravatar client nulls Gravatar URLs.
@@ -338,8 +341,9 @@ function applyRealmUser(state: State, me: number, event: Event, opts: ApplyOptio
     const { user_id, ...change } = event.person;
     const person = state.realm_users.find((u: any) => u.user_id === user_id) ?? state.realm_non_active_users?.find((u: any) => u.user_id === user_id);
     if (!person) return;
-    const { is_active: active, custom_profile_field: field, ...rest } = change;
+    const { is_active: active, custom_profile_field: field, new_email: newEmail, ...rest } = change;
     Object.assign(person, rest);
+    if (newEmail !== undefined) person.email = newEmail;
     // A custom profile field's new value, or null when it was removed (the reference's apply_event).
     if (field && person.profile_data) {
       if (field.value === null) delete person.profile_data[String(field.id)];

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import { field, http, tempDir } from '../cli/run.js';
 import { spawnServer } from './spawn.js';
@@ -14,7 +16,8 @@ interface Line {
 }
 
 t.test('access and audit lines', async (t) => {
-  const server = await spawnServer(t, { STOA_PORT: '0', STOA_DATA_DIR: tempDir(t, 'stoa-logs-') });
+  const dataDir = tempDir(t, 'stoa-logs-');
+  const server = await spawnServer(t, { STOA_PORT: '0', STOA_DATA_DIR: dataDir });
   const host = `localhost:${server.port}`;
   const out = server.stdout();
   const owner = { email: field(out, 'owner email')!, apiKey: field(out, 'owner API key')! };
@@ -30,6 +33,11 @@ t.test('access and audit lines', async (t) => {
   const key = /\/join\/([^/]+)\//.exec(link.body.invite_link)![1];
   await fetch(`http://127.0.0.1:${server.port}/join/${key}/`, { headers: { host } });
   await http(server.port, { method: 'DELETE', path: `/users/${created.body.user_id}`, host, auth: owner });
+  // The owner's address changes: the link, with no mail server, is in the outbox.
+  await http(server.port, { method: 'PATCH', path: '/settings', host, auth: owner, form: { email: 'boss@example.com' } });
+  const outbox = join(dataDir, 'outbox');
+  const changeKey = readdirSync(outbox).map((f) => /\/accounts\/confirm_new_email\/([A-Za-z0-9_-]{43})/.exec(readFileSync(join(outbox, f), 'utf8').replace(/=\r?\n/g, ''))?.[1]).find(Boolean)!;
+  await fetch(`http://127.0.0.1:${server.port}/accounts/confirm_new_email/`, { method: 'POST', headers: { host, 'content-type': 'application/x-www-form-urlencoded' }, body: `key=${changeKey}` });
 
   const lines = (): Line[] =>
     server
@@ -39,7 +47,8 @@ t.test('access and audit lines', async (t) => {
       .map((l) => JSON.parse(l) as Line);
   // The last request's line is written once its answer has gone: wait for it.
   const deadline = Date.now() + 30_000;
-  while (!lines().some((l) => l.kind === 'audit' && l.event === 'account.deactivate') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const written = () => lines().some((l) => l.kind === 'audit' && l.event === 'account.email') && lines().some((l) => l.kind === 'access' && l.route === '/accounts/confirm_new_email/');
+  while (!written() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const all = lines();
   const access = all.filter((l) => l.kind === 'access');
   const audit = all.filter((l) => l.kind === 'audit');
@@ -61,11 +70,14 @@ t.test('access and audit lines', async (t) => {
     t.match(audit.find((l) => l.event === 'realm.settings'), { actor: ownerId, changed: ['name'] }, 'a settings change, naming the setting');
     t.match(audit.find((l) => l.event === 'invitation.create_link'), { actor: ownerId, invite_as: '400' }, 'an invitation');
     t.match(audit.find((l) => l.event === 'account.deactivate'), { actor: ownerId, target: String(created.body.user_id) }, 'a deactivation');
+    t.match(audit.find((l) => l.event === 'account.settings' && (l.changed as string[]).includes('email')), { actor: ownerId, outcome: 'ok' }, 'an address change asked for');
+    t.match(audit.find((l) => l.event === 'account.email'), { actor: ownerId, target: ownerId, old: owner.email, email: 'boss@example.com', outcome: 'ok' }, 'and made, with both addresses');
+    t.match(access.find((l) => l.route === '/accounts/confirm_new_email/'), { method: 'POST', status: 200, user: ownerId }, 'its page logged by its route');
   });
 
   t.test('no secret in any line', async (t) => {
     const text = server.stdout().split('\n').filter((l) => l.startsWith('{')).join('\n');
-    for (const [what, secret] of [['the API key', owner.apiKey], ['the owner password', password], ['the wrong password', 'wrong-password'], ['a new password', 'newcomer-secret-1'], ['an invitation key', key]] as const) {
+    for (const [what, secret] of [['the API key', owner.apiKey], ['the owner password', password], ['the wrong password', 'wrong-password'], ['a new password', 'newcomer-secret-1'], ['an invitation key', key], ['an address change key', changeKey]] as const) {
       t.notOk(text.includes(secret), `not ${what}`);
     }
   });

@@ -73,6 +73,15 @@ export function changeAvatar(shard: Shard, out: Outbox, realm: RealmState, user:
   }
   user.avatarVersion += 1;
   saveUser(shard, out.batch, realm, user);
+  notifyAvatarUrlChange(shard, out, realm, user);
+}
+
+/**
+ * The reference's notify_avatar_url_change: realm_user update with the avatar fields to everyone
+ * who can access the user, and realm_bot update with the URL to those who administer a bot. Also
+ * sent when a Gravatar user's address changes, since the URL is made from it.
+ */
+export function notifyAvatarUrlChange(shard: Shard, out: Outbox, realm: RealmState, user: UserRecord): void {
   const url = avatarUrl(user, false);
   if (user.isBot) queueEvent(out, { type: 'realm_bot', op: 'update', bot: { user_id: user.id, avatar_url: url } }, botOwnerUserIds(realm, user));
   // Even clients registered with client_gravatar get the URL: they null a Gravatar one themselves.

@@ -3,6 +3,7 @@ import { badRequest, missingArgument } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { DeviceRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
+import { forwardDevice } from '../notify/push/devices.js';
 
 /**
  * Push device tokens (the reference's PushDeviceToken), stored per user under
@@ -64,6 +65,8 @@ export async function doAddDevice(shard: Shard, realm: RealmState, user: UserRec
     : { userId: user.id, kind, token, appid, dateCreated: now, lastUpdated: now };
   const batch = shard.batch();
   batch.put(shard.store.devices, key, record);
+  // Forwarded to the push notification service once the server is registered (api/notify/push/).
+  forwardDevice(shard, batch, realm, { op: 'register', userId: user.id, kind, token, appid });
   await batch.commit();
 }
 
@@ -72,6 +75,20 @@ export async function doRemoveDevice(shard: Shard, realm: RealmState, user: User
   if (shard.store.devices.get(key) === undefined) throw badRequest('Token does not exist');
   const batch = shard.batch();
   batch.del(shard.store.devices, key);
+  forwardDevice(shard, batch, realm, { op: 'unregister', userId: user.id, kind, token, appid: null });
+  await batch.commit();
+}
+
+/**
+ * Drops tokens the push notification service says it no longer has (its `deleted_devices`,
+ * api/notify/push/notify.ts): the device unregistered or the app was removed.
+ */
+export async function doForgetDevices(shard: Shard, realm: RealmState, userId: number, kind: DeviceKind, tokens: string[]): Promise<void> {
+  const batch = shard.batch();
+  for (const token of tokens) {
+    const key = deviceKey(realm, userId, kind, token);
+    if (shard.store.devices.get(key) !== undefined) batch.del(shard.store.devices, key);
+  }
   await batch.commit();
 }
 

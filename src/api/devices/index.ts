@@ -1,6 +1,7 @@
 import { ApiError } from '../../lib/errors.js';
 import { log } from '../../lib/log.js';
 import { me, operation, type OpContext } from '../operation.js';
+import { pushConfigured, sendTestNotification } from '../notify/push/test-notification.js';
 import { checkAppId, checkHuman, devicesOf, doAddDevice, doRemoveDevice, requireToken, validateToken, type DeviceKind } from './actions.js';
 
 interface DeviceParams {
@@ -46,19 +47,22 @@ function remove(kind: DeviceKind) {
 
 /**
  * POST /mobile_push/test_notification (feature level 217): a test notification to the device
- * `token` names, or to all of the user's devices. This server has no push service (no APNs or
- * FCM credentials, no bouncer), so, as the reference does when nothing is configured, the
- * notification is dropped once the device is known; an unknown token is the reference's error.
+ * `token` names, or to all of the user's devices, through the push notification service once
+ * the server is registered (api/notify/push/test-notification.ts). Until then, as the reference
+ * does when nothing is configured, it is dropped once the device is known; an unknown token is
+ * the reference's error.
  */
 const testNotification = operation<{ token?: string }>({
   auth: 'user',
   params: { properties: { token: { type: 'string' } } },
-  handler: (ctx) => {
+  handler: async (ctx) => {
     const user = me(ctx);
-    const devices = devicesOf(ctx.shard, ctx.realm, user.id);
+    const all = devicesOf(ctx.shard, ctx.realm, user.id);
     const token = ctx.params.token;
-    if (token !== undefined && !devices.some((d) => d.token === token)) throw new ApiError('Device not recognized', { code: 'INVALID_PUSH_DEVICE_TOKEN' });
-    log.info({ realm: ctx.realm.id, user: user.id, devices: token === undefined ? devices.length : 1 }, 'test push notification dropped: push notifications are not configured');
+    const devices = token === undefined ? all : all.filter((d) => d.token === token);
+    if (token !== undefined && devices.length === 0) throw new ApiError('Device not recognized', { code: 'INVALID_PUSH_DEVICE_TOKEN' });
+    if (pushConfigured(ctx.shard)) await sendTestNotification(ctx.shard, ctx.realm, user, devices);
+    else log.info({ realm: ctx.realm.id, user: user.id, devices: devices.length }, 'test push notification dropped: push notifications are not configured');
     return {};
   },
 });

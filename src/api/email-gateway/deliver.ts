@@ -3,7 +3,8 @@ import { doSendMessage, MAX_MESSAGE_LENGTH, normalizeTopic } from '../messages/s
 import { doUpload } from '../uploads/index.js';
 import { uploadUrl } from '../uploads/files.js';
 import type { RealmState } from '../../model/realm-state.js';
-import { channelEmailByToken, decodeEmailAddress, gatewayDomain, type ChannelEmail } from './address.js';
+import { channelEmailByToken, decodeEmailAddress, gatewayDomain, type AddressOptions, type ChannelEmail } from './address.js';
+import { deliverReply, replyAddress, replyToken } from './missed.js';
 
 /**
  * Mail to a channel address, posted as the reference's email gateway posts it
@@ -20,6 +21,8 @@ export interface InboundMail {
   text: string | null;
   html: string | null;
   attachments: { filename: string; contentType: string; tmpPath: string; size: number }[];
+  /** The Auto-Submitted header: auto-replies to missed-message emails are dropped. */
+  autoSubmitted?: string;
 }
 
 /** strip_from_subject */
@@ -59,13 +62,42 @@ function htmlToText(html: string): string {
     .trim();
 }
 
-/** Posts the mail if one of this shard's channel addresses is its recipient. */
+/**
+ * construct_zulip_body: the text the mail becomes (without its attachments), with the options an
+ * address may carry: quotes and a `--` footer dropped unless asked, the sender's address first
+ * with show-sender.
+ */
+export function mailBody(mail: InboundMail, options: AddressOptions, room: number): string {
+  const preferText = options.prefer_text ?? true;
+  let body = (preferText ? mail.text : null) ?? (mail.html ? htmlToText(mail.html) : (mail.text ?? ''));
+  body = body.replace(/\0/g, '').replace(/\r\n/g, '\n');
+  if (!options.include_quotes) body = dropQuotes(body);
+  if (!options.include_footer) body = filterFooter(body);
+  if (!body.endsWith('\n')) body += '\n';
+  if (body.trim() === '') body = '(No email body)';
+  const preamble = options.show_sender ? `From: ${mail.from}\n` : '';
+  room -= preamble.length;
+  if ([...body].length > room) body = [...body].slice(0, room - '\n[message truncated]'.length).join('') + '\n[message truncated]';
+  return preamble + body;
+}
+
+/**
+ * Posts the mail if one of this shard's addresses is its recipient: a channel address, or the
+ * reply address of a missed-message email (missed.ts).
+ */
 export async function deliverMail(shard: Shard, mail: InboundMail): Promise<'delivered' | 'unknown' | 'refused' | 'paused'> {
+  const reply = replyToken(shard, mail.to);
+  if (reply) {
+    const realmId = replyAddress(shard, reply)?.realmId;
+    // A realm a cluster is moving takes no mail for a few seconds: the sender's server tries again.
+    if (realmId !== undefined && shard.realmGate.isPaused(realmId)) return 'paused';
+    const post = () => deliverReply(shard, reply, mail, mail.autoSubmitted ?? '', mailBody(mail, {}, MAX_MESSAGE_LENGTH).trimEnd());
+    return realmId === undefined ? post() : shard.realmGate.around(realmId, post);
+  }
   const decoded = decodeEmailAddress(mail.to, gatewayDomain(shard));
   const record = decoded && channelEmailByToken(shard, decoded.token);
   const realm = record && shard.realm(record.realmId);
   if (!decoded || !record || !realm) return 'unknown';
-  // A realm a cluster is moving takes no mail for a few seconds: the sender's server tries again.
   if (shard.realmGate.isPaused(realm.id)) return 'paused';
   return shard.realmGate.around(realm.id, () => deliverTo(shard, realm, record, decoded, mail));
 }
@@ -76,32 +108,27 @@ async function deliverTo(shard: Shard, realm: RealmState, record: ChannelEmail, 
   const creator = realm.users.get(record.creatorId);
   // An address dies with its channel, its sender or the user who asked for it.
   if (!stream || stream.isArchived || !sender?.isActive || !creator?.isActive || realm.realm.deactivated) return 'refused';
-  const { options } = decoded;
-  const preferText = options.prefer_text ?? true;
-  let body = (preferText ? mail.text : null) ?? (mail.html ? htmlToText(mail.html) : (mail.text ?? ''));
-  body = body.replace(/\0/g, '').replace(/\r\n/g, '\n');
-  if (!options.include_quotes) body = dropQuotes(body);
-  if (!options.include_footer) body = filterFooter(body);
-  if (!body.endsWith('\n')) body += '\n';
-  if (body.trim() === '') body = '(No email body)';
-  const preamble = options.show_sender ? `From: ${mail.from}\n` : '';
   const links: string[] = [];
   for (const file of mail.attachments) {
     const rec = await doUpload(shard, realm, sender, { field: 'file', filename: file.filename, tmpPath: file.tmpPath, size: file.size, contentType: file.contentType });
     links.push(`[${rec.name}](${uploadUrl(rec.pathId)})`);
   }
   const postamble = links.length > 0 ? `\n${links.join('\n')}` : '';
-  const room = MAX_MESSAGE_LENGTH - preamble.length - postamble.length;
-  if ([...body].length > room) body = [...body].slice(0, room - '\n[message truncated]'.length).join('') + '\n[message truncated]';
+  const body = mailBody(mail, decoded.options, MAX_MESSAGE_LENGTH - postamble.length);
   const topic = normalizeTopic(realm, stripFromSubject(mail.subject) || '(no topic)');
-  await doSendMessage(shard, realm, { sender, stream, topic, content: (preamble + body + postamble).trimEnd(), client: 'ZulipEmailMirror', readBySender: false });
+  await doSendMessage(shard, realm, { sender, stream, topic, content: (body + postamble).trimEnd(), client: 'ZulipEmailMirror', readBySender: false });
   return 'delivered';
 }
 
 /** Whether a recipient names one of this shard's channel addresses (RCPT TO, before the data). */
 export function knowsAddress(shard: Shard, to: string): boolean {
+  // A realm this shard holds a copy of but no longer serves (a cluster moved it) knows nothing.
+  const reply = replyToken(shard, to);
+  if (reply) {
+    const address = replyAddress(shard, reply);
+    return address !== undefined && shard.realm(address.realmId) !== undefined;
+  }
   const decoded = decodeEmailAddress(to, gatewayDomain(shard));
   const record = decoded && channelEmailByToken(shard, decoded.token);
-  // A realm this shard holds a copy of but no longer serves (a cluster moved it) knows nothing.
   return !!record && shard.realm(record.realmId) !== undefined;
 }

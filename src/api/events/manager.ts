@@ -15,6 +15,13 @@ import { ShardDesks } from './desk.js';
 const NONE = '[]';
 
 /**
+ * Called when a queue goes for good (expiry after its client stopped polling, DELETE /events),
+ * with whether it was its user's last: the reference's gc hooks, where its missedmessage_hook
+ * notifies a user who vanished without saying so (api/notify/gc.ts).
+ */
+export const queueGcHooks: ((shard: Shard, queue: EventQueue, lastForUser: boolean) => void)[] = [];
+
+/**
  * A shard's event queues, and the fan-out from its event bus to them.
  *
  * Fan-out happens when a do-action's transaction starts (EventSink.plan, called by
@@ -120,8 +127,25 @@ export class QueueManager implements EventSink {
 
   /** DELETE /events, expiry, a deactivated user: the queue and its row go. */
   delete(queue: EventQueue): Promise<void> {
+    const known = this.queues.get(queue.id) === queue;
     this.forget(queue);
-    return this.shard.batch().del(this.shard.store.queues, queue.id).commit();
+    const done = this.shard.batch().del(this.shard.store.queues, queue.id).commit();
+    if (known) {
+      const last = !this.byUser.has(`${queue.opts.realmId}:${queue.opts.userId}`);
+      for (const hook of queueGcHooks) {
+        try {
+          hook(this.shard, queue, last);
+        } catch (err) {
+          log.error({ err, queue: queue.id }, 'queue gc hook failed');
+        }
+      }
+    }
+    return done;
+  }
+
+  /** A user's live queues. */
+  userQueues(realmId: number, userId: number): Iterable<EventQueue> {
+    return this.byUser.get(`${realmId}:${userId}`) ?? [];
   }
 
   /** Takes a queue out of memory (its row, if any, is the caller's business). */

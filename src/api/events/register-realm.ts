@@ -1,6 +1,7 @@
 import { EMOJI_API_PATH } from '../../markdown/emoji.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmPermissionSettingsForApi, realmSetting, registerRealmFields } from '../../model/realm-settings.js';
+import { notifyConfig } from '../../config.js';
 import type { Shard } from '../../shard/shard.js';
 import { MAX_FILE_UPLOAD_SIZE_MIB } from '../../store/uploads.js';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../messages/send.js';
@@ -75,8 +76,8 @@ export function realmSection(shard: Shard, realm: RealmState, opts: { longpollTi
   return {
     ...registerRealmFields(realm, { url }),
     realm_empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME,
-    // Digest emails are not sent by this server, whatever the realm's setting says.
-    settings_send_digest_emails: false,
+    // Whether the server sends digests at all (api/notify/digest.ts): the setting is shown only then.
+    settings_send_digest_emails: notifyConfig(shard.config).digestEmails,
     max_message_length: MAX_MESSAGE_LENGTH,
     max_topic_length: MAX_TOPIC_LENGTH,
     max_stream_name_length: MAX_NAME_LENGTH,

@@ -50,7 +50,7 @@ export function addressProblems(realm: RealmState, emails: string[]): Map<string
     }
     const refusal = refusals(email);
     if (refusal === 'plus') problems.set(email, 'Email addresses containing + are not allowed.');
-    else if (refusal === 'domain') problems.set(email, `Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`);
+    else if (refusal === 'domain') problems.set(email, 'Outside your domain.');
     else if (refusal === 'disposable') problems.set(email, 'Please use your real email address.');
   }
   return problems;

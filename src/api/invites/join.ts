@@ -56,7 +56,10 @@ export function checkSignup(realm: RealmState, invite: InviteRecord, form: Signu
   const email = invite.kind === 'email' ? invite.email! : form.email.trim();
   if (email === '') throw new SignupError('email', 'Please enter your email address.');
   const problem = addressProblems(realm, [email]).get(email);
-  if (problem) throw new SignupError('email', problem === 'Invalid address.' ? 'Please enter a valid email address.' : problem);
+  // The registration form words two refusals its own way (the reference's forms.py).
+  if (problem === 'Invalid address.') throw new SignupError('email', 'Please enter a valid email address.');
+  if (problem === 'Outside your domain.') throw new SignupError('email', `Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`);
+  if (problem) throw new SignupError('email', problem);
   const existing = existingUserProblem(realm, email);
   if (existing) {
     throw new SignupError('email', existing[1] ? `The account for ${email} has been deactivated.` : `${email} already has an account in this organization: log in with it instead.`);

@@ -65,9 +65,12 @@ export function customWelcomeText(realm: RealmState, invitationText: string | nu
   return typeof realmText === 'string' ? realmText : '';
 }
 
-/** A direct message from a system bot; its id. */
-export async function direct(shard: Shard, realm: RealmState, sender: UserRecord, to: UserRecord, content: string) {
-  return doSendMessage(shard, realm, { sender, content, client: 'Internal', readBySender: true, recipients: [to] });
+/**
+ * A direct message from a system bot; its id. The Welcome Bot's are `inApp`: meant to be read in
+ * the app, they notify nobody by email or push (the reference's disable_external_notifications).
+ */
+export async function direct(shard: Shard, realm: RealmState, sender: UserRecord, to: UserRecord, content: string, inApp = false) {
+  return doSendMessage(shard, realm, { sender, content, client: 'Internal', readBySender: true, recipients: [to], disableExternalNotifications: inApp });
 }
 
 export interface Arrival {
@@ -89,9 +92,9 @@ export async function announceArrival(shard: Shard, realm: RealmState, a: Arriva
     await doSendMessage(shard, realm, { sender: bot, content: `${silentMention(a.user)} joined this organization.`, client: 'Internal', readBySender: true, stream: signups, topic: 'signups' });
   }
   const bot = await welcomeBot(shard, realm);
-  const greeting = await direct(shard, realm, bot, a.user, initialWelcomeText(realm, a.user));
+  const greeting = await direct(shard, realm, bot, a.user, initialWelcomeText(realm, a.user), true);
   // The reference stars the greeting, so that it stays easy to find.
   await doUpdateFlags(shard, realm, a.user, [greeting], 'starred', true);
   const custom = customWelcomeText(realm, a.welcomeText);
-  if (custom !== '') await direct(shard, realm, bot, a.user, custom);
+  if (custom !== '') await direct(shard, realm, bot, a.user, custom, true);
 }

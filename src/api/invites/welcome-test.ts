@@ -19,7 +19,7 @@ const testWelcome = operation<{ welcome_message_custom_text: string }>({
     const text = ctx.params.welcome_message_custom_text.trim();
     if (text === '') throw badRequest('Welcome message cannot be empty.');
     const bot = await welcomeBot(ctx.shard, ctx.realm);
-    const message = await direct(ctx.shard, ctx.realm, bot, me(ctx), text);
+    const message = await direct(ctx.shard, ctx.realm, bot, me(ctx), text, true);
     return { welcome_bot_custom_message_id: message.id };
   },
 });

@@ -4,6 +4,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import { ROLE, type StreamRecord, type UserRecord } from '../../model/types.js';
 import { flush, outbox, queueEvent, type Outbox } from '../../shard/outbox.js';
 import type { Shard } from '../../shard/shard.js';
+import type { WriteBatch } from '../../store/shard-store.js';
 import { indexMessage, putMessage } from '../../store/messages.js';
 import { activeSubscriberIds } from '../streams/access.js';
 import { attachmentView, linkAttachments, notifyAttachments, type AttachmentLinks } from '../uploads/attachments.js';
@@ -32,6 +33,15 @@ export interface EditPlan {
   notifyOld: boolean;
   notifyNew: boolean;
 }
+
+/**
+ * Called for every PATCH /messages/{id} before anything changes (so it can see the state before:
+ * who was mentioned, who followed the topic); what it returns is called with the edit's batch
+ * once the messages have changed, before the commit. The notifications of those who are away
+ * (api/notify/) hook in here: a mention added by an edit, a move into a followed topic.
+ */
+export type UpdateHook = (shard: Shard, realm: RealmState, actor: UserRecord, plan: EditPlan) => ((batch: WriteBatch, target: MessageRecord, changedIds: number[]) => void) | void;
+export const updateHooks: UpdateHook[] = [];
 
 export interface UpdateResult {
   changedIds: number[];
@@ -142,6 +152,7 @@ export async function doUpdateMessage(shard: Shard, realm: RealmState, actor: Us
   const toggled = plan.resolved || plan.unresolved;
   const newTopic = plan.topic ?? before.topic;
   const holders = userMessageHolders(shard, realm, before);
+  const afterHooks = updateHooks.map((hook) => hook(shard, realm, actor, plan));
 
   const originals = [before, ...(moved ? propagated(shard, realm, actor, plan) : [])];
   const shift = streamEdited ? receiverShift(realm, plan.origStream!, plan.stream!) : null;
@@ -195,6 +206,7 @@ export async function doUpdateMessage(shard: Shard, realm: RealmState, actor: Us
   }
   queueUpdateEvents(shard, realm, out, actor, plan, before, target, changedIds, holders, shift?.losing ?? new Set(), shift?.losingAccess ?? new Set(), now);
   notifyAttachments(shard, out.batch, realm, links);
+  for (const after of afterHooks) after?.(out.batch, target, changedIds);
   await flush(shard, realm, out);
 
   if (moved) {

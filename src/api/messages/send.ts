@@ -153,13 +153,27 @@ export interface SendSpec {
    * must commit with the messages it sends (api/bots/outgoing.ts).
    */
   batch?: WriteBatch;
+  /**
+   * Nobody is told of it by email or push (the reference's disable_external_notifications): the
+   * Welcome Bot's messages, meant to be read in the app.
+   */
+  disableExternalNotifications?: boolean;
+}
+
+/** What a send hook learns beyond the message: who received it, with which flag bits. */
+export interface SentInfo {
+  recipientIds: ReadonlySet<number>;
+  /** Every recipient's flag bits as stored (mentions, wildcard mentions, alert words; 0 for most). */
+  flags: ReadonlyMap<number, number>;
+  disableExternalNotifications: boolean;
 }
 
 /**
  * Called in every send, before its commit, with the send's batch: work caused by a message is
- * recorded in the message's own transaction (outgoing webhook deliveries, api/bots/outgoing.ts).
+ * recorded in the message's own transaction (outgoing webhook deliveries, api/bots/outgoing.ts;
+ * notifications of those who are away, api/notify/).
  */
-export const sendHooks: ((shard: Shard, batch: WriteBatch, realm: RealmState, msg: MessageRecord, rendered: Rendered) => void)[] = [];
+export const sendHooks: ((shard: Shard, batch: WriteBatch, realm: RealmState, msg: MessageRecord, rendered: Rendered, info: SentInfo) => void)[] = [];
 
 /**
  * The wildcard-mention rule, for sends and edits: above WILDCARD_MENTION_LIMIT subscribers
@@ -290,7 +304,8 @@ export async function sendMessage(shard: Shard, realm: RealmState, spec: SendSpe
   for (const [userId, bits] of flags) byUser[userId] = flagNames(bits | (readers.has(userId) ? FLAG.read : 0));
   notifyAttachments(shard, batch, realm, attachments);
   batch.emit(realm.id, { type: 'message', message: msg, flags: byUser, local_id: spec.localId ?? null, sender_queue_id: spec.queueId ?? null }, recipientIds);
-  for (const hook of sendHooks) hook(shard, batch, realm, msg, rendered);
+  const info: SentInfo = { recipientIds, flags, disableExternalNotifications: spec.disableExternalNotifications === true };
+  for (const hook of sendHooks) hook(shard, batch, realm, msg, rendered, info);
   if (!spec.batch) await batch.commit();
   return { msg, automaticNewVisibilityPolicy };
 }

@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { hashPassword } from '../../lib/auth.js';
+import { LINK_TOKEN_FORMAT, linkTokenDigest as digest, newLinkToken } from '../../lib/link-token.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
@@ -23,9 +23,6 @@ export interface PasswordResetRecord {
   expiresAt: number;
 }
 
-export const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
-
-const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 const now = () => Math.floor(Date.now() / 1000);
 
 export function resetLink(realm: RealmState, token: string): string {
@@ -34,7 +31,7 @@ export function resetLink(realm: RealmState, token: string): string {
 
 /** A new link for an account, written before it is handed out. Expired links of the realm are swept meanwhile. */
 export async function createResetToken(shard: Shard, realm: RealmState, user: UserRecord): Promise<{ token: string; expiresAt: number }> {
-  const token = randomBytes(32).toString('base64url');
+  const token = newLinkToken();
   const createdAt = now();
   const record: PasswordResetRecord = { userId: user.id, email: user.email, createdAt, expiresAt: createdAt + shard.config.passwordResetValidityMinutes * 60 };
   const batch = shard.batch();
@@ -48,7 +45,7 @@ export async function createResetToken(shard: Shard, realm: RealmState, user: Us
 
 /** The account a link resets, or null when it is unknown, used, expired, or its account changed. */
 export function lookupResetToken(shard: Shard, realm: RealmState, token: string): UserRecord | null {
-  if (!TOKEN_FORMAT.test(token) || realm.realm.deactivated) return null;
+  if (!LINK_TOKEN_FORMAT.test(token) || realm.realm.deactivated) return null;
   const record = shard.read<PasswordResetRecord>(shard.store.passwordResets, [realm.id, digest(token)]);
   if (!record || record.expiresAt <= now()) return null;
   const user = realm.users.get(record.userId);

@@ -4,6 +4,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { operation } from '../operation.js';
+import { noticeLogin } from '../notify/login.js';
 import { AttemptLimiter } from './rate-limit.js';
 
 // One limiter per shard: the shard's thread is the only one that sees its realms' logins.
@@ -65,8 +66,9 @@ export const fetchApiKey = operation<{ username: string; password: string }>({
     properties: { username: { type: 'string' }, password: { type: 'string' } },
     required: ['username', 'password'],
   },
-  handler: async ({ shard, realm, params }) => {
+  handler: async ({ shard, realm, params, userAgent, remoteAddr }) => {
     const user = await passwordLogin(shard, realm, params.username, params.password);
+    await noticeLogin(shard, realm, user, { userAgent, remoteAddr });
     return { api_key: user.apiKey, email: user.email, user_id: user.id };
   },
 });

@@ -1,6 +1,7 @@
 import { realmImageUrl, realmSetting } from '../../model/realm-settings.js';
 import { operation } from '../operation.js';
 import { fetchApiKey } from './fetch-api-key.js';
+import { pushRegistration } from '../notify/push/registration.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../version.js';
 
 /** GET /server_settings: no authentication; what a client needs to show a login prompt. */
@@ -17,7 +18,8 @@ const settings = operation({
       zulip_feature_level: ZULIP_FEATURE_LEVEL,
       zulip_version: ZULIP_VERSION,
       zulip_merge_base: ZULIP_MERGE_BASE,
-      push_notifications_enabled: false,
+      // Registered with the push notification service (`stoa push register`, api/notify/push/).
+      push_notifications_enabled: pushRegistration(shard) !== null,
       is_incompatible: false,
       email_auth_enabled: true,
       require_email_format_usernames: true,

@@ -1,6 +1,7 @@
 import { ApiError } from '../../lib/errors.js';
 import { audited } from '../../shard/audit.js';
 import { deleteSession, deleteUserSessions, newSessionSecrets, putSession, sessionCookieValue } from '../../store/sessions.js';
+import { noticeLogin } from '../notify/login.js';
 import { operation, type OpContext } from '../operation.js';
 import { passwordLogin } from '../server/fetch-api-key.js';
 import { checkCsrf, nowSeconds, sessionUser } from './auth.js';
@@ -71,6 +72,8 @@ const login = operation<{ username?: string; password?: string; next?: string }>
     // Expired sessions go when their owner logs in again: no sweep over every user.
     deleteUserSessions(shard, batch, realm.id, user.id, { expiredBefore: now });
     await batch.commit();
+    // The new-login email (the reference's user_logged_in signal, api/notify/login.ts).
+    await noticeLogin(shard, realm, user, { userAgent: ctx.userAgent, remoteAddr: ctx.remoteAddr });
     return { __reply: redirect(safeNext(p.next), loginCookies(secure(ctx), sessionCookieValue(user.id, secret), csrf)) };
   },
 });

@@ -14,6 +14,7 @@ import { checkFullName, saveUser } from '../users/actions.js';
 import { usersWhoCanAccess } from '../../model/user-access.js';
 import { preferenceProperties } from './params.js';
 import { deleteAllDrafts } from '../drafts/actions.js';
+import { checkEmailChange } from '../email-change/actions.js';
 import { exportConsentEvent } from '../exports/consent.js';
 
 /**
@@ -35,6 +36,8 @@ export interface SettingsPlan {
   settings: Map<string, unknown>;
   /** Present when the request changes the password (its old one still to be verified). */
   newPassword: { old: string; new: string } | null;
+  /** The (trimmed) address to mail a confirmation link to, or null when it does not change. */
+  newEmail: string | null;
 }
 
 // The reference's PASSWORD_MAX_LENGTH (the minimum is config.passwordMinLength).
@@ -91,13 +94,14 @@ function checkNewName(realm: RealmState, user: UserRecord, raw: string): string 
 export function checkSettingsUpdate(realm: RealmState, user: UserRecord, p: SettingsParams): SettingsPlan {
   if (user.isBot) throw badRequest('This endpoint does not accept bot requests.');
   checkValues(p);
-  const plan: SettingsPlan = { fullName: null, settings: new Map(), newPassword: null };
+  const plan: SettingsPlan = { fullName: null, settings: new Map(), newPassword: null, newEmail: null };
   if (p.new_password !== undefined) plan.newPassword = { old: p.old_password ?? '', new: p.new_password };
 
-  // A change of address takes a confirmation link mailed to the new one, and this server sends
-  // no mail: it answers as the reference does in an organization where such changes are off.
+  // A new address is only asked for here: a link mailed to it makes the change (email-change/).
+  // The same address in other letters is a change, refused as taken, as the reference does.
   if (p.email !== undefined && p.email.trim() !== user.email) {
-    throw badRequest('Email address changes are disabled in this organization.');
+    plan.newEmail = p.email.trim();
+    checkEmailChange(realm, user, plan.newEmail);
   }
 
   // Refused silently, as the reference does: its own clients offer no way to ask.

@@ -65,7 +65,7 @@ export function checkStatusUpdate(realm: RealmState, p: StatusParams): StatusCha
  */
 export async function doUpdateStatus(shard: Shard, realm: RealmState, user: UserRecord, change: StatusChange): Promise<void> {
   if (change.away !== undefined && userSetting(user, 'presence_enabled') === change.away) {
-    await doUpdateSettings(shard, realm, user, { fullName: null, settings: new Map([['presence_enabled', !change.away]]), newPassword: null }, null);
+    await doUpdateSettings(shard, realm, user, { fullName: null, settings: new Map([['presence_enabled', !change.away]]), newPassword: null, newEmail: null }, null);
   }
   const before = realm.people.statuses.get(user.id);
   const status: UserStatusRecord = {

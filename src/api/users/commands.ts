@@ -1,16 +1,14 @@
-import { writeFileSync, readFileSync } from 'node:fs';
 import { ApiError } from '../../lib/errors.js';
 import { generatePassword } from '../../lib/auth.js';
 import { auditLog } from '../../lib/log.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { ROLE, type Role, type UserRecord } from '../../model/types.js';
-import { usersWhoCanAccess } from '../../model/user-access.js';
 import { flush, outbox } from '../../shard/outbox.js';
 import type { Shard } from '../../shard/shard.js';
-import { zuliprcPath } from '../../store/directory.js';
+import { doChangeUserEmail } from '../email-change/actions.js';
 import { createResetToken, resetLink } from '../password-reset/tokens.js';
 import { attemptKey, limiterOf } from '../server/fetch-api-key.js';
-import { activeHumanOwners, checkCreateUser, doCreateUser, doDeactivateUser, doReactivateUser, isValidEmail, saveUser } from './actions.js';
+import { activeHumanOwners, checkCreateUser, doCreateUser, doDeactivateUser, doReactivateUser, isValidEmail } from './actions.js';
 import { changeRole } from './update.js';
 
 /**
@@ -134,9 +132,9 @@ async function run(shard: Shard, realm: RealmState, cmd: UserCommand): Promise<R
 
 /**
  * A new address for an account (the owner the first start made with owner@stoa.invalid, say),
- * as the reference's do_change_user_delivery_email tells clients: realm_user update with the
- * delivery_email and the new_email. The owner's zuliprc in the data directory follows, if it is
- * this account's.
+ * made at once: the same change as a confirmed link makes (email-change/), without the link, the
+ * organization's address rules or the notice to the old address, as the reference's
+ * change_user_email command makes it.
  */
 async function setEmail(shard: Shard, realm: RealmState, user: UserRecord, newEmail: string): Promise<Record<string, unknown>> {
   if (!isValidEmail(newEmail)) throw new Refused(`invalid email "${newEmail}"`);
@@ -144,27 +142,7 @@ async function setEmail(shard: Shard, realm: RealmState, user: UserRecord, newEm
   if (other && other.id !== user.id) throw new Refused(`${newEmail} is already the address of user ${other.id}`);
   const old = user.email;
   if (old === newEmail) return { old, email: newEmail, changed: false };
-  const out = outbox(shard);
-  user.email = newEmail;
-  realm.setUser(user, old);
-  saveUser(shard, out.batch, realm, user);
-  const viewers = usersWhoCanAccess(shard, realm, user);
-  out.batch.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, delivery_email: newEmail } }, viewers);
-  out.batch.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, new_email: newEmail } }, viewers);
-  await flush(shard, realm, out);
-  // The failed-login count was kept under the old address.
-  limiterOf(shard).clear(attemptKey(realm.id, old));
-  const path = zuliprcPath(shard.config.dataDir, realm.realm.subdomain);
-  let zuliprc = false;
-  try {
-    const text = readFileSync(path, 'utf8');
-    if (new RegExp(`^key=${user.apiKey}$`, 'm').test(text)) {
-      writeFileSync(path, text.replace(/^email=.*$/m, `email=${newEmail}`), { mode: 0o600 });
-      zuliprc = true;
-    }
-  } catch {
-    // no zuliprc for this realm
-  }
+  const { zuliprc } = await doChangeUserEmail(shard, realm, user, newEmail);
   audit(realm, 'account.email', { target: user.id, old, email: newEmail });
-  return { old, email: newEmail, changed: true, zuliprc: zuliprc ? path : null };
+  return { old, email: newEmail, changed: true, zuliprc };
 }

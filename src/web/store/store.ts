@@ -225,7 +225,9 @@ export class Store {
         if (ev.op === 'add') this.users.set(ev.person.user_id, ev.person);
         if (ev.op === 'update') {
           const u = this.users.get(ev.person.user_id);
-          if (u) Object.assign(u, ev.person);
+          // An address change comes as delivery_email, then new_email: the address shown.
+          const { new_email: newEmail, ...change } = ev.person;
+          if (u) Object.assign(u, change, newEmail !== undefined ? { email: newEmail } : {});
         }
         if (ev.op === 'remove') this.users.delete(ev.person.user_id);
         break;

@@ -55,6 +55,10 @@ function Panel({ store, section }: { store: Store; section: string }) {
           <ActionForm label="Your name" submit="Save name" action={(d) => call('PATCH', '/settings', { full_name: text(d, 'full_name') })}>
             <Field label="Full name" name="full_name" value={store.self.full_name} required />
           </ActionForm>
+          {/* The address changes once the link mailed to the new one is used (api/email-change/). */}
+          <ActionForm label="Your email address" submit="Change email" done="Check your email to confirm the new address." action={(d) => call('PATCH', '/settings', { email: text(d, 'email') })}>
+            <Field label="Email address" name="email" type="email" value={store.self.email} required autocomplete="email" />
+          </ActionForm>
           <ActionForm label="Your status" submit="Set status" action={(d) => call('POST', '/users/me/status', { status_text: text(d, 'status_text') })}>
             <Field label="Status" name="status_text" placeholder="In a meeting" />
           </ActionForm>

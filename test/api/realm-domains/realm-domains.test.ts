@@ -1,5 +1,6 @@
 import t from 'tap';
 import { convergenceHarness } from '../../helpers/convergence.js';
+import { byId, join } from '../invites/harness.js';
 import { listen } from '../streams/queues.js';
 import { startWorld, streamId } from '../streams/world.js';
 
@@ -54,11 +55,14 @@ t.test('realm domains', async (t) => {
     const invite = (emails: string) => asOwner('POST', '/invites', { params: { invitee_emails: emails, stream_ids: [general] } });
     t.equal((await invite('ann@example.org')).status, 200, 'an address of the domain');
     const sub = await invite('ann@mail.example.org');
-    t.match(sub.body, { code: 'INVITATION_FAILED', errors: [['ann@mail.example.org', /is not in one of the domains/, false]] }, 'not a subdomain, until allowed');
+    t.match(sub.body, { code: 'INVITATION_FAILED', errors: [['ann@mail.example.org', 'Outside your domain.', false]] }, 'not a subdomain, until allowed');
     t.equal((await asOwner('PATCH', '/realm/domains/example.org', { params: { allow_subdomains: true } })).status, 200, 'subdomains allowed');
     t.equal((await invite('bea@mail.example.org')).status, 200, 'then a subdomain passes');
     t.match((await invite('cy+x@example.org')).body, { errors: [['cy+x@example.org', 'Email addresses containing + are not allowed.', false]] }, 'no + in a restricted organization');
-    t.match((await invite('dee@example.net')).body, { errors: [['dee@example.net', /is not in one of the domains/, false]] }, 'another domain');
+    t.match((await invite('dee@example.net')).body, { errors: [['dee@example.net', 'Outside your domain.', false]] }, 'another domain (validate_email_is_valid\'s words)');
+    const link = (await asOwner('POST', '/invites/multiuse', { params: { stream_ids: [general] } })).body.invite_link as string;
+    const signup = await join(link, 'fay@example.net', 'Fay');
+    t.match(byId(signup.html, 'error'), /^Your email address, fay@example\.net, is not in one of the domains that are allowed to register for accounts in this organization\.$/, 'the sign-up form words it as the reference\'s registration form does');
   });
 
   t.test('an administrator creating an account keeps to the same rules', async (t) => {

@@ -1,6 +1,9 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import { LEGACY_DISPLAY, LEGACY_NOTIFICATIONS } from '../../../src/api/events/register-settings.js';
 import { CAPABILITIES, convergenceHarness, type ConvergeOptions, type Viewer } from '../../helpers/convergence.js';
+import { browse } from '../../helpers/browser-http.js';
 import { createUser, startTestServer } from '../../helpers/server.js';
 
 t.test('settings changes converge with a fresh snapshot', async (t) => {
@@ -31,4 +34,40 @@ t.test('settings changes converge with a fresh snapshot', async (t) => {
     await converges(`${mode}: a time zone`, () => ok(ann, 'PATCH', '/settings', { timezone: round === 1 ? 'Europe/Paris' : 'America/Chicago' }), viewers, options);
     await converges(`${mode}: the deprecated alias`, () => ok(ann, 'PATCH', '/settings/display', { left_side_userlist: round === 1, twenty_four_hour_time: round === 1 }), viewers, options);
   }
+
+  // The link goes to the outbox (no mail server here); ann's credentials follow her address.
+  for (const [gravatar, email] of [[true, 'ann@example.org'], [false, 'ann@example.net']] as const) {
+    await converges(
+      `an address change, confirmed (client_gravatar: ${gravatar})`,
+      async () => {
+        await ok(ann, 'PATCH', '/settings', { email });
+        const key = await linkKey(ts.dataDir, email);
+        const done = await browse(ts, 'POST', '/accounts/confirm_new_email/', { form: { key } });
+        if (done.status !== 200) throw new Error(`confirming failed: ${done.status}`);
+        ann.email = email;
+      },
+      viewers,
+      { register: { client_gravatar: gravatar }, sections: ['email', 'delivery_email', 'avatar_url'] },
+    );
+  }
 });
+
+/** The key of the address-change link in the outbox's mail to `address`. */
+async function linkKey(dataDir: string, address: string): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    let files: string[] = [];
+    try {
+      files = readdirSync(join(dataDir, 'outbox')).filter((f) => f.endsWith('.eml'));
+    } catch {
+      // no outbox yet
+    }
+    for (const f of files) {
+      const mail = readFileSync(join(dataDir, 'outbox', f), 'utf8').replace(/=\r?\n/g, '');
+      const key = new RegExp(`^To: ${address}$`, 'm').test(mail) && /\/accounts\/confirm_new_email\/([A-Za-z0-9_-]{43})/.exec(mail)?.[1];
+      if (key) return key;
+    }
+    if (Date.now() > deadline) throw new Error(`no link mailed to ${address}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

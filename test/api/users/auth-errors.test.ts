@@ -43,16 +43,19 @@ t.test('authentication errors on a real endpoint (GET /users/me)', async (t) => 
     t.equal(res.body.msg, 'Invalid API key', 'an unknown user is not told apart from a wrong key');
   });
 
-  t.test('GET /users/me: a deactivated user -> 401 USER_DEACTIVATED', async (t) => {
+  // The reference's authenticated_rest_api_view answers every refusal of an API key as
+  // UNAUTHORIZED with its Basic challenge, keeping the refusal's text.
+  t.test('GET /users/me: a deactivated user -> 401 UNAUTHORIZED, "Account is deactivated"', async (t) => {
     const gone = await createUser(ts, 'gone@example.com');
     const del = await ts.request('DELETE', `/users/${gone.userId}`);
     t.equal(del.status, 200, 'the owner deactivates the user');
     const res = await ts.as(gone)('GET', '/users/me');
     t.equal(res.status, 401, 'status 401');
-    t.equal(res.body.code, 'USER_DEACTIVATED', 'code USER_DEACTIVATED');
+    t.equal(res.body.code, 'UNAUTHORIZED', 'code UNAUTHORIZED');
     t.equal(res.body.msg, 'Account is deactivated', 'reference message');
+    t.equal(res.headers['www-authenticate'], 'Basic realm="zulip"', 'with the Basic challenge');
     const list = await ts.as(gone)('GET', '/users');
-    t.equal(list.body.code, 'USER_DEACTIVATED', 'the same on GET /users, whose authentication is optional');
+    t.same([list.status, list.body.code, list.body.msg], [401, 'UNAUTHORIZED', 'Account is deactivated'], 'the same on GET /users, whose authentication is optional');
   });
 
   t.test('GET /users: missing credentials without spectator access -> 401 UNAUTHORIZED', async (t) => {

@@ -22,7 +22,7 @@ t.test('DELETE /users/me', async (t) => {
     // othello owns no bot: the realm_bot events of a bot's deactivation belong to the bots work.
     await converges('deactivating', () => ok(othello, 'DELETE', '/users/me'), viewers, { sections: ['user_status'] });
     const me = await w.as(othello)('GET', '/users/me');
-    t.same(me.body, { result: 'error', msg: 'Account is deactivated', code: 'USER_DEACTIVATED' }, 'the API key stops working');
+    t.same(me.body, { result: 'error', msg: 'Account is deactivated', code: 'UNAUTHORIZED' }, 'the API key stops working');
     t.equal(me.status, 401, 'status 401');
     const seen = await w.as(hamlet)('GET', `/users/${othello.userId}`);
     t.equal(seen.body.user.is_active, false, 'others see the account deactivated');

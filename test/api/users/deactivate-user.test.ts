@@ -16,7 +16,7 @@ t.test('DELETE /users/{user_id} and POST /users/{user_id}/reactivate', async (t)
     t.equal(await isActive(ben.userId), false, 'is_active is false');
     const me = await ts.as(ben)('GET', '/users/me');
     t.equal(me.status, 401, 'their API key is refused');
-    t.equal(me.body.code, 'USER_DEACTIVATED', 'with USER_DEACTIVATED');
+    t.same([me.body.code, me.body.msg], ['UNAUTHORIZED', 'Account is deactivated'], 'saying why');
     const login = await ts.request('POST', '/fetch_api_key', { auth: null, params: { username: ben.email, password: ben.password } });
     t.equal(login.body.code, 'USER_DEACTIVATED', 'and password login is refused');
   });

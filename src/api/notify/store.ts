@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import type { RealmState } from '../../model/realm-state.js';
+import type { Shard } from '../../shard/shard.js';
+import type { WriteBatch } from '../../store/shard-store.js';
+
+/**
+ * The `notify` table: what the notifications of people who are away keep beyond jobs.
+ *
+ *   ['unsub', key]                  -> {realmId, userId}  the key of a user's unsubscribe links
+ *   ['unsubUser', realmId, userId]  -> key
+ *   ['active', realmId, userId]     -> seconds  when the user was last seen active (presence),
+ *                                                at most one write per user an hour
+ *   ['digest', realmId, userId]     -> seconds  when the user's last digest was made
+ */
+
+/**
+ * The key of a user's unsubscribe links (the reference's one-click unsubscribe confirmation), made
+ * on first use. One key per user serves every kind of email: the link names the kind.
+ */
+export function unsubscribeKey(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number): string {
+  const existing = shard.read<string>(shard.store.notify, ['unsubUser', realm.id, userId]);
+  if (existing) return existing;
+  // 24 characters, as the reference's confirmation keys.
+  const key = randomBytes(12).toString('hex');
+  batch.put(shard.store.notify, ['unsubUser', realm.id, userId], key);
+  batch.put(shard.store.notify, ['unsub', key], { realmId: realm.id, userId });
+  return key;
+}
+
+export function unsubscribeOwner(shard: Shard, key: string): { realmId: number; userId: number } | undefined {
+  return shard.read(shard.store.notify, ['unsub', key]);
+}
+
+export function lastActive(shard: Shard, realm: RealmState, userId: number): number | undefined {
+  return shard.read<number>(shard.store.notify, ['active', realm.id, userId]);
+}
+
+export function setLastActive(batch: WriteBatch, shard: Shard, realm: RealmState, userId: number, seconds: number): void {
+  batch.put(shard.store.notify, ['active', realm.id, userId], seconds);
+}
+
+export function lastDigest(shard: Shard, realm: RealmState, userId: number): number | undefined {
+  return shard.read<number>(shard.store.notify, ['digest', realm.id, userId]);
+}
+
+export function setLastDigest(batch: WriteBatch, shard: Shard, realm: RealmState, userId: number, seconds: number): void {
+  batch.put(shard.store.notify, ['digest', realm.id, userId], seconds);
+}
