@@ -23,6 +23,7 @@ export interface RoutedMail {
   text: string | null;
   html: string | null;
   attachments: RoutedAttachment[];
+  autoSubmitted?: string;
 }
 
 /** On the wire, attachments travel as base64. */

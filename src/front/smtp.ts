@@ -34,6 +34,8 @@ export interface ParsedMail {
   text: string | null;
   html: string | null;
   attachments: { filename: string; contentType: string; content: Buffer }[];
+  /** The Auto-Submitted header, lower-cased (a missed-message reply from a robot is dropped). */
+  autoSubmitted?: string;
 }
 
 export type MailResult = 'delivered' | 'unknown' | 'refused' | 'paused';
@@ -99,7 +101,7 @@ export async function startMailListener(config: ResolvedConfig, pool: ShardPool,
         if ((stream as { sizeExceeded?: boolean }).sizeExceeded) throw Object.assign(new Error('Message exceeds the fixed maximum message size'), { responseCode: 552 });
         const attachments = parsed.attachments.map((a) => ({ filename: a.filename ?? 'attachment', contentType: a.contentType, content: a.content }));
         for (const rcpt of session.envelope.rcptTo) {
-          const mail: ParsedMail = { to: rcpt.address, from: fromHeader(parsed.headerLines) ?? (session.envelope.mailFrom ? session.envelope.mailFrom.address : ''), subject: parsed.subject ?? '', text: parsed.text ?? null, html: typeof parsed.html === 'string' ? parsed.html : null, attachments };
+          const mail: ParsedMail = { to: rcpt.address, from: fromHeader(parsed.headerLines) ?? (session.envelope.mailFrom ? session.envelope.mailFrom.address : ''), subject: parsed.subject ?? '', text: parsed.text ?? null, html: typeof parsed.html === 'string' ? parsed.html : null, attachments, autoSubmitted: String(parsed.headers.get('auto-submitted') ?? '').toLowerCase() };
           // In a cluster, mail for an organization on another node goes there.
           let result = await local.deliver(mail);
           if (result === 'unknown' && remote) result = await remote.deliver(mail);
