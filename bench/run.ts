@@ -3,6 +3,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
+import { clusterScenarios } from './cluster.js';
 import { dayOfChat } from './day.js';
 import { importSpeed } from './import.js';
 import { fairness, soak } from './reliability.js';
@@ -102,6 +103,18 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
     return results;
   }
 
+  const cluster = async () => {
+    // The cluster's figures: nodes of their own behind nginx (bench/cluster.ts).
+    for (const outcome of await clusterScenarios({ sizes, quick: opts.quick === true, log }, want)) {
+      log(`${outcome.id}: ${outcome.value} (${outcome.pass === null ? 'n/a' : outcome.pass ? 'met' : 'missed'})`);
+      results.push(outcome);
+    }
+  };
+  if (!['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P7b', 'P8', 'P9', 'FAIR', 'SOAK'].some(want)) {
+    await cluster();
+    return results;
+  }
+
   const { serverEnv } = ownServerEnv();
   // CPU profiles of every server thread (main and shards), written when the server stops.
   const nodeArgs = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`] : [];
@@ -132,6 +145,7 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
     await small.close();
   }
 
+  await cluster();
   // IMP needs no server: the CLI imports a generated export of the big realm's size.
   await step('IMP', () => importSpeed(sizes.bigMessages, log));
 

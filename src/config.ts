@@ -66,6 +66,8 @@ export interface Config {
   passwordResetValidityMinutes: number;
   /** The BigBlueButton server for calls (api/calls/), or nulls: none. */
   bigBlueButton: { url: string | null; secret: string | null };
+  /** A node of a cluster (src/cluster/, docs/SCALING.md); null: one server, as without etcd. */
+  cluster: ClusterConfig | null;
   /** Email to people who are away (api/notify/): missed messages, digests, new logins. Read through notifyConfig(). */
   notifications?: Partial<NotificationsConfig>;
   /** Mobile push through the push notification service (api/notify/push/); off until `stoa push register`. */
@@ -101,6 +103,16 @@ export function notifyConfig(config: Config): NotificationsConfig {
 
 export function pushConfig(config: Config): PushConfig {
   return { ...PUSH_DEFAULTS, ...config.push };
+}
+
+export interface ClusterConfig {
+  /** etcd's client URLs. */
+  etcd: string[];
+  nodeId: string;
+  /** host:port where the proxy and the other nodes reach this node; default: bind and port. */
+  advertise?: string | null;
+  leaseSeconds?: number;
+  idBlock?: number;
 }
 
 /** A config with every default filled in, once the listening port is known. */
@@ -186,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   // The push notification service, and the operator's address `stoa push register` gives it.
   if (env.STOA_PUSH_SERVICES_URL) merged.push = { ...(merged.push as object), servicesUrl: env.STOA_PUSH_SERVICES_URL };
   if (env.STOA_PUSH_CONTACT_EMAIL) merged.push = { ...(merged.push as object), contactEmail: env.STOA_PUSH_CONTACT_EMAIL };
+  applyClusterEnv(env, merged);
   const limits = env.STOA_RATE_LIMITS;
   if (limits !== undefined && limits !== '' && overrides.rateLimits === undefined) {
     if (limits !== 'on' && limits !== 'off') throw new ConfigError(`STOA_RATE_LIMITS must be "on" or "off", got "${limits}"`);
@@ -244,12 +257,25 @@ function applySmtpEnv(env: NodeJS.ProcessEnv, merged: Record<string, unknown>): 
   merged.email = email;
 }
 
+/** STOA_ETCD (comma-separated URLs), STOA_NODE_ID and STOA_ADVERTISE make this server a cluster node. */
+function applyClusterEnv(env: NodeJS.ProcessEnv, merged: Record<string, unknown>): void {
+  if (!env.STOA_ETCD && !env.STOA_NODE_ID && !env.STOA_ADVERTISE) return;
+  const cluster = { ...(merged.cluster as ClusterConfig | null) } as Partial<ClusterConfig>;
+  if (env.STOA_ETCD) cluster.etcd = env.STOA_ETCD.split(',').map((url) => url.trim()).filter(Boolean);
+  if (env.STOA_NODE_ID) cluster.nodeId = env.STOA_NODE_ID;
+  if (env.STOA_ADVERTISE) cluster.advertise = env.STOA_ADVERTISE;
+  if (!cluster.etcd) throw new ConfigError('STOA_NODE_ID and STOA_ADVERTISE need STOA_ETCD (or cluster.etcd in the config file)');
+  if (!cluster.nodeId) throw new ConfigError('STOA_ETCD needs STOA_NODE_ID (or cluster.nodeId in the config file): the name of this node in the cluster');
+  merged.cluster = cluster;
+}
+
 /** Every STOA_* variable the server and the CLI read. */
 export const VARIABLES = [
   'STOA_CONFIG', 'STOA_PORT', 'STOA_BIND', 'STOA_DATA_DIR', 'STOA_EXTERNAL_HOST', 'STOA_SCHEME', 'STOA_SHARDS', 'STOA_LOG_LEVEL',
   'STOA_HEARTBEAT_SECONDS', 'STOA_RATE_LIMITS', 'STOA_WEBHOOK_ALLOW_PRIVATE_ADDRESSES', 'STOA_TRUSTED_PROXIES', 'STOA_ACCESS_LOG',
   'STOA_ORGANIZATION_NAME', 'STOA_OWNER_EMAIL', 'STOA_OWNER_NAME',
   'STOA_EMAIL_FROM', 'STOA_SMTP_HOST', 'STOA_SMTP_PORT', 'STOA_SMTP_USER', 'STOA_SMTP_PASSWORD',
+  'STOA_ETCD', 'STOA_NODE_ID', 'STOA_ADVERTISE',
   'STOA_PUSH_SERVICES_URL', 'STOA_PUSH_CONTACT_EMAIL',
 ];
 /** Variables of the test suite and the bench, which the server does not read but need no warning. */

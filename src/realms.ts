@@ -15,6 +15,8 @@ export interface RealmArgs {
   ownerEmail: string;
   ownerFullName: string;
   ownerPassword?: string;
+  /** The realm's id, when it was handed out elsewhere (a cluster's etcd). */
+  id?: number;
 }
 
 /** Runs doCreateRealm on the shard that will own the realm: through the pool, or in-process. */
@@ -59,8 +61,9 @@ export async function createRealm(config: ResolvedConfig, directory: Directory, 
   }
   if (directory.get(args.subdomain)) throw new RealmCreationError(`subdomain "${args.subdomain}" is already in use`);
   const shardCount = Math.max(config.shards, directory.shardsInUse());
-  const { id, shard } = await directory.reserve(args.subdomain, shardCount);
-  const created = await run(shard, { id, ...args });
+  const { id: given, ...spec } = args;
+  const { id, shard } = await directory.reserve(args.subdomain, shardCount, given);
+  const created = await run(shard, { id, ...spec });
   await directory.add({ id, subdomain: args.subdomain, name: args.name, shard });
   const zuliprc = zuliprcPath(config.dataDir, args.subdomain);
   await writeFile(zuliprc, zuliprcText(created), { mode: 0o600 });

@@ -9,7 +9,8 @@ import { proxyTrust } from './front/client-address.js';
 import { startAdminSocket } from './front/admin-socket.js';
 import { setLogLevel } from './lib/log.js';
 import { ShardPool } from './shard/pool.js';
-import { startMailListener } from './front/smtp.js';
+import { localMail, startMailListener } from './front/smtp.js';
+import type { ClusterNode, NewOrganization } from './cluster/node.js';
 import { Directory } from './store/directory.js';
 import { checkDirectoryFile, checkShardFiles, StoreError } from './store/integrity.js';
 import { probeStores } from './store/probe.js';
@@ -50,6 +51,17 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
     lock.release();
     throw err;
   }
+}
+
+/** A cluster node, with the way it makes an organization here (src/realms.ts through the pool). */
+async function clusterNode(config: ResolvedConfig, directory: Directory, pool: ShardPool, refreshRealms: () => void): Promise<ClusterNode> {
+  const { ClusterNode } = await import('./cluster/node.js');
+  const makeRealm = async (args: NewOrganization & { id: number }) => {
+    const { createRealm } = await import('./realms.js');
+    const created = await createRealm(config, directory, (shard, spec) => pool.admin(shard, { kind: 'admin', op: 'createRealm', spec }), args);
+    return { realmId: created.realm.id, url: created.url, ownerEmail: created.owner.email, ownerPassword: created.ownerPassword, ownerApiKey: created.owner.apiKey, zuliprc: created.zuliprc };
+  };
+  return new ClusterNode(config, directory, pool, refreshRealms, makeRealm);
 }
 
 /** Node's HTTP parser errors that have an answer of their own; the rest are 400. */
@@ -134,11 +146,17 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const resolved = resolveConfig(config, port);
   resolved.shards = Math.max(resolved.shards, directory.shardsInUse());
   const pool = new ShardPool(resolved);
-  const front = createFrontEnd(resolved, directory, pool);
-  await pool.ready(directory.list().map((realm) => realm.shard));
+  // A cluster node (docs/SCALING.md); loaded only then, with its etcd client.
+  const cluster = resolved.cluster ? await clusterNode(resolved, directory, pool, () => front.refreshRealms()) : null;
+  const front = createFrontEnd(resolved, directory, pool, cluster ?? undefined);
+  await pool.ready(
+    directory.list().map((realm) => realm.shard),
+    cluster ? () => cluster.start() : undefined,
+  );
 
   let bootstrap: RunningServer['bootstrap'] = null;
-  if (directory.list().length === 0) {
+  // A cluster's organizations are made by `stoa cluster create-org`, on the node it picks.
+  if (directory.list().length === 0 && !cluster) {
     // Loaded only here: realm creation pulls in every action (and the Markdown renderer), which
     // the main thread otherwise never runs; keeping it out saves its memory on every later start.
     const { createRealm } = await import('./realms.js');
@@ -152,8 +170,16 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     front.refreshRealms();
   }
   notices.push(...refreshZuliprcSites(resolved, directory));
-  const mail = resolved.emailGateway.enabled && resolved.emailGateway.port !== null ? await startMailListener(resolved, pool, () => directory.list().map((realm) => realm.shard)) : null;
+  const shardsWithRealms = () => directory.list().map((realm) => realm.shard);
+  const mailRoute = cluster ? new (await import('./cluster/mail.js')).MailRouter(cluster) : undefined;
+  const mail = resolved.emailGateway.enabled && resolved.emailGateway.port !== null ? await startMailListener(resolved, pool, shardsWithRealms, mailRoute) : null;
   const koa = front.app.callback();
+  // The nodes' internal API (cluster/internal.ts), ahead of everything else.
+  let internal: ((req: IncomingMessage, res: ServerResponse) => boolean) | null = null;
+  if (cluster) {
+    const local = localMail(resolved, pool, shardsWithRealms);
+    internal = (await import('./cluster/internal.js')).internalHandler(cluster, { known: async (to) => (await local.shardFor(to)) !== null, deliver: (m) => local.deliver(m) });
+  }
   let closing: Promise<void> | null = null;
   const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null, front.limitAddress);
   const proxies = proxyTrust(resolved.trustedProxies, resolved.scheme);
@@ -162,6 +188,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     front.logRequest(req, res);
     // Once stopping, every answer closes its connection (see longpoll.ts).
     if (closing) res.shouldKeepAlive = false;
+    if (internal?.(req, res)) return;
     if (!longPoll(req, res)) void koa(req, res);
   };
   for (const [req, res] of early.splice(0)) handle(req, res);
@@ -208,6 +235,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       }
       await closed;
       log.info({ ms: Date.now() - started, answered: stopStats.answered, cut: stopStats.cut, closedAtGrace: left }, 'stop: requests answered during the stop, and cut off when the grace period ended');
+      await cluster?.close();
       await pool.close();
       await directory.close();
       lock.release();

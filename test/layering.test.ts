@@ -74,10 +74,14 @@ const MAY_IMPORT: Record<string, string[]> = {
   markdown: ['lib'],
   model: ['lib', 'store'],
   store: ['lib', 'model'],
+  // The cluster (a node's etcd side) sits on the shard pool and reads the config (top level);
+  // only the top and the front end call it.
+  cluster: ['lib', 'model', 'store', 'shard', ''],
   // The web app runs in the browser: it talks to the server through the API only.
   web: [],
 };
 const TOP_ONLY = ['front', 'cli'];
+const CALLED_FROM_ABOVE = { cluster: ['', 'cli', 'front'] } as Record<string, string[]>;
 
 t.test('import graph', async (t) => {
   t.ok(files.length > 100, `read ${files.length} modules`);
@@ -96,6 +100,7 @@ t.test('import graph', async (t) => {
         const allowed = MAY_IMPORT[from];
         if (allowed && !allowed.includes(to)) t.fail(`${rel(file)} (${from}) imports ${rel(dep)} (${to || 'top level'})`);
         if (TOP_ONLY.includes(to) && from !== '' && from !== 'cli') t.fail(`${rel(file)} imports ${rel(dep)}, which only the top may use`);
+        if (CALLED_FROM_ABOVE[to] && !CALLED_FROM_ABOVE[to].includes(from)) t.fail(`${rel(file)} (${from}) imports ${rel(dep)}, which only ${CALLED_FROM_ABOVE[to].map((l) => l || 'the top').join(', ')} may use`);
       }
     }
     t.pass('checked every import');

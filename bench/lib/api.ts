@@ -35,12 +35,15 @@ export class Api {
   constructor(
     readonly url: string,
     connections = 64,
+    /** A Host other than the URL's: one organization of a server that holds many. */
+    private readonly defaults: { host?: string } = {},
   ) {
     this.pool = new Pool(url, { connections, pipelining: 1, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 60_000 });
   }
 
   async call(creds: Creds | null, method: string, path: string, params: Record<string, unknown> = {}, signal?: AbortSignal): Promise<ApiReply> {
     const headers: Record<string, string> = {};
+    if (this.defaults.host) headers.host = this.defaults.host;
     if (creds) headers.authorization = basicAuth(creds);
     const encoded = form(params);
     let fullPath = `/api/v1${path}`;

@@ -23,6 +23,8 @@ export interface LoadSpec {
   params?: Record<string, unknown>;
   connections: number;
   seconds: number;
+  /** A Host header other than the URL's (an organization of a cluster, through its proxy). */
+  host?: string;
   /** Called after the warm-up, as the measured run starts (the server's CPU time is read there). */
   onStart?: () => Promise<void> | void;
 }
@@ -31,6 +33,7 @@ export interface LoadSpec {
 export async function hammer(spec: LoadSpec): Promise<Measured> {
   const headers: Record<string, string> = {};
   if (spec.creds) headers.authorization = basicAuth(spec.creds);
+  if (spec.host) headers.host = spec.host;
   let path = spec.path;
   let body: string | undefined;
   if (spec.method === 'GET') {

@@ -4,6 +4,8 @@ import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from '../
 import { auditToStderr, setLogLevel } from '../lib/log.js';
 import type { RealmState } from '../model/realm-state.js';
 import { Shard } from '../shard/shard.js';
+import { MessageIds } from '../store/message-ids.js';
+import { idsAcrossShards } from '../store/server-ids.js';
 import { Directory, type DirectoryEntry } from '../store/directory.js';
 import { checkDirectoryFile, checkShardFiles } from '../store/integrity.js';
 import { acquireLock, DataDirLockedError } from '../store/lock.js';
@@ -88,10 +90,20 @@ export async function withReadAccess<T>(config: ResolvedConfig, fn: (directory: 
   }
 }
 
+/** A counter at the data directory's marks that hands out nothing until etcd gives it a block. */
+function clusterToolIds(dataDir: string): SharedArrayBuffer {
+  const buffer = MessageIds.buffer(0);
+  new MessageIds(buffer).raiseTo(new MessageIds(idsAcrossShards(dataDir)).current());
+  return buffer;
+}
+
 /** Opens the shard that owns a realm in this process, as the server's worker thread would. */
 export async function withRealmShard<T>(config: ResolvedConfig, entry: DirectoryEntry, fn: (shard: Shard, realm: RealmState) => Promise<T>): Promise<T> {
-  const shard = Shard.open(entry.shard, config);
+  if (entry.held) throw new CliError(`${realmLabel(entry.subdomain)} moved to another node of the cluster: only its old copy is here`);
+  // A cluster node's messages take ids from a block etcd hands out (src/cluster/ids.ts).
+  const shard = Shard.open(entry.shard, config, config.cluster ? clusterToolIds(config.dataDir) : undefined);
   try {
+    if (config.cluster) await (await import('../cluster/ids.js')).toolBlock(config.cluster.etcd, shard.messageIds);
     const realm = shard.realm(entry.id);
     if (!realm) throw new CliError(`${realmLabel(entry.subdomain)} is in the directory but missing from shard ${entry.shard}`);
     return await fn(shard, realm);

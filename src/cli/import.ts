@@ -12,6 +12,8 @@ import { cliConfig, CliError, withWriteAccess } from './context.js';
  */
 async function importCommand(file: string, opts: { subdomain?: string; slackThreads?: boolean }): Promise<void> {
   const config = cliConfig(true);
+  // Its realm id and message ids would be this store's own, not the cluster's (src/cluster/ids.ts).
+  if (config.cluster) throw new CliError('imports into a cluster node are not supported: import on a single server (without STOA_ETCD), or ask for it');
   const progress = consoleProgress();
   try {
     const result = await withWriteAccess(config, (directory) => runImport(config, directory, file, { subdomain: opts.subdomain, slackThreads: opts.slackThreads, progress }));

@@ -19,6 +19,8 @@ interface CreateOptions {
 }
 
 async function create(opts: CreateOptions): Promise<void> {
+  // Realm ids and placements are the cluster's: a node's organizations come from etcd.
+  if (cliConfig().cluster) throw new CliError('this server is a cluster node: create organizations with stoa cluster create-org');
   const ownerFullName = opts.ownerName ?? opts.ownerEmail.split('@')[0];
   const server = runningServer(cliConfig().dataDir);
   if (server) {
@@ -47,6 +49,7 @@ interface RealmRow {
   url: string;
   users: number;
   deactivated: boolean;
+  held?: string;
 }
 
 /** Reads each realm's record and counts its active human users straight from the shard stores. */
@@ -76,7 +79,8 @@ async function listRows(config: ResolvedConfig, directory: Directory): Promise<R
 function table(rows: RealmRow[]): string {
   const cells = [
     ['SUBDOMAIN', 'NAME', 'ID', 'SHARD', 'URL', 'USERS', 'STATUS'],
-    ...rows.map((r) => [r.subdomain || "''", r.name, String(r.id), String(r.shard), r.url, String(r.users), r.deactivated ? 'deactivated' : 'active']),
+    // A cluster node's copy of an organization served elsewhere (src/cluster/) says so.
+    ...rows.map((r) => [r.subdomain || "''", r.name, String(r.id), String(r.shard), r.url, String(r.users), r.held ?? (r.deactivated ? 'deactivated' : 'active')]),
   ];
   const widths = cells[0].map((_, i) => Math.max(...cells.map((row) => row[i].length)));
   return cells.map((row) => row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');

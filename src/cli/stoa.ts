@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { ConfigError } from '../config.js';
 import { ApiError } from '../lib/errors.js';
 import { RealmCreationError } from '../realms.js';
+import { clusterCommands } from './cluster.js';
 import { CliError } from './context.js';
 import { pushCommands } from './push.js';
 import { realmCommands } from './realm.js';
@@ -27,6 +28,7 @@ exportCommands(program);
 userCommands(program);
 seedCommand(program);
 storeCommands(program);
+clusterCommands(program);
 pushCommands(program);
 
 // Known failures are one line and a non-zero status; anything else is a bug and shows its stack.

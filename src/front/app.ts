@@ -73,10 +73,24 @@ function sendError(ctx: Context, err: ApiError): void {
 
 const pathParams = (ctx: Context) => (ctx as unknown as { params: Record<string, string> }).params;
 
-export function createFrontEnd(config: ResolvedConfig, directory: Directory, pool: ShardPool): FrontEnd {
+/**
+ * A cluster node's say on a realm (src/cluster/node.ts): the entry when this node serves it now,
+ * else a 503 (it moved, or is moving here) or noSuchRealm.
+ */
+export type Admission = (subdomain: string, entry: DirectoryEntry | undefined) => DirectoryEntry;
+
+/** What a cluster node adds to the front end: who answers, and its part of GET /health. */
+export interface ClusterHooks {
+  admit: Admission;
+  health(): { ok: boolean } & Record<string, unknown>;
+}
+
+export function createFrontEnd(config: ResolvedConfig, directory: Directory, pool: ShardPool, cluster?: ClusterHooks): FrontEnd {
+  const admit = cluster?.admit;
   let realms = new Map<string, DirectoryEntry>();
   const refreshRealms = () => {
-    realms = new Map(directory.list().map((e) => [e.subdomain, e]));
+    // A realm held here but served elsewhere (a cluster moved it) is never routed to.
+    realms = new Map(directory.list().filter((e) => !e.held).map((e) => [e.subdomain, e]));
   };
   refreshRealms();
 
@@ -84,12 +98,13 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   // single realm, every host reaches it (a fresh install behind any name or address just works).
   const external = config.externalHost;
   function realmFor(host: string): DirectoryEntry {
-    if (realms.size === 1) return realms.values().next().value!;
+    if (realms.size === 1 && !admit) return realms.values().next().value!;
     const h = host.toLowerCase();
     let sub: string | undefined;
     if (h === external) sub = '';
     else if (h.endsWith(`.${external}`)) sub = h.slice(0, -external.length - 1);
     const entry = sub === undefined ? undefined : realms.get(sub);
+    if (admit && sub !== undefined) return admit(sub, entry);
     if (!entry) throw noSuchRealm();
     return entry;
   }
@@ -111,7 +126,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   });
 
   // Before the per-address limit: a scraper on an allowed address is not an anonymous client.
-  const monitor = monitoring(config, pool, directory);
+  const monitor = monitoring(config, pool, directory, cluster?.health);
   app.use(monitor.middleware);
 
   app.use(staticFiles);
@@ -158,6 +173,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
       const reply = await pool.request(realm.shard, {
         kind: 'request',
         op: route.op,
+        method: route.method,
         realmId: realm.id,
         authorization: json ? undefined : ctx.get('authorization') || undefined,
         params: route.op === 'webhooks.incoming' ? webhookParams(ctx) : ctx.state.params,

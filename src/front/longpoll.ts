@@ -69,6 +69,7 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
       const reply = await pool.request(realm.shard, {
         kind: 'request',
         op: 'events.get',
+        method: 'GET',
         realmId: realm.id,
         authorization: json ? undefined : req.headers.authorization || undefined,
         ...(json ? { browser: browserRequest('GET', req.headers) } : {}),

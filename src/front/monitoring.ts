@@ -35,7 +35,7 @@ export interface Monitoring {
   middleware(ctx: Context, next: Next): Promise<void>;
 }
 
-export function monitoring(config: ResolvedConfig, pool: ShardPool, directory: Directory): Monitoring {
+export function monitoring(config: ResolvedConfig, pool: ShardPool, directory: Directory, clusterHealth?: () => { ok: boolean } & Record<string, unknown>): Monitoring {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({ name: 'stoa_http_requests_total', help: 'HTTP requests answered, by method, route template and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
@@ -76,7 +76,10 @@ export function monitoring(config: ResolvedConfig, pool: ShardPool, directory: D
         }
       }),
     );
-    return { status: healthy ? 200 : 503, body: { status: healthy ? 'ok' : 'failing', directory: directoryCheck, shards } };
+    // A cluster node is healthy only while it holds its lease (src/cluster/node.ts).
+    const cluster = clusterHealth?.();
+    if (cluster && !cluster.ok) healthy = false;
+    return { status: healthy ? 200 : 503, body: { status: healthy ? 'ok' : 'failing', directory: directoryCheck, shards, ...(cluster ? { cluster } : {}) } };
   }
 
   return {

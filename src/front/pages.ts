@@ -114,6 +114,7 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
         const reply = await pool.request(realm.shard, {
           kind: 'request',
           op: route.op,
+          method: route.method,
           realmId: realm.id,
           // Pages that know who is asking (a call link) take the same credentials as the API.
           authorization: ctx.get('authorization') || undefined,

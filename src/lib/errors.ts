@@ -69,6 +69,21 @@ export const rateLimited = (retryAfterSeconds: number) =>
 export const storageError = () =>
   new ApiError('The server could not save this change (storage error). Nothing was changed; try again later.', { code: 'STORAGE_ERROR', status: 503 });
 
+/**
+ * An organization between two servers of a cluster (src/cluster/moves.ts): its writes wait while
+ * its data is copied, and the server that answers may no longer be its owner. Nothing was
+ * changed; the client tries again after `Retry-After`, and by then the proxy routes it right.
+ */
+export const realmUnavailable = (why: 'moving' | 'moved' | 'offline', retryAfterSeconds = 2) =>
+  new ApiError(
+    why === 'moving'
+      ? 'This organization is being moved to another server: changes are paused for a few seconds. Nothing was changed; try again.'
+      : why === 'moved'
+        ? 'This organization has moved to another server. Nothing was changed; try again.'
+        : 'This server is not serving this organization right now. Nothing was changed; try again.',
+    { code: 'SERVICE_UNAVAILABLE', status: 503, data: { 'retry-after': retryAfterSeconds }, headers: { 'Retry-After': String(retryAfterSeconds) } },
+  );
+
 export const insufficientPermission = () => badRequest('Insufficient permission');
 
 export const notFound = () => new ApiError('Not Found', { status: 404 });

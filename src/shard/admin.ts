@@ -4,6 +4,7 @@ import { metricsOf } from './metrics.js';
 import { runUserCommand, type UserCommand } from '../api/users/commands.js';
 import { doSetRealmDeactivated } from '../api/realm/deactivate.js';
 import { deliverMail, knowsAddress, type InboundMail } from '../api/email-gateway/deliver.js';
+import { runRealmMove, type RealmMoveTask } from './realm-moves.js';
 
 /** Operations of the server itself (first-start bootstrap), not reachable over HTTP. */
 export type AdminTask =
@@ -17,7 +18,9 @@ export type AdminTask =
   | { kind: 'admin'; op: 'setRealmDeactivated'; realmId: number; deactivated: boolean }
   /** The email gateway (front/smtp.ts): is this a channel address here, and posting a mail to it. */
   | { kind: 'admin'; op: 'mailRecipient'; to: string }
-  | { kind: 'admin'; op: 'mail'; mail: InboundMail };
+  | { kind: 'admin'; op: 'mail'; mail: InboundMail }
+  /** A cluster moving a realm (shard/realm-moves.ts). */
+  | RealmMoveTask;
 
 export async function runAdmin(shard: Shard, task: AdminTask): Promise<unknown> {
   switch (task.op) {
@@ -43,5 +46,7 @@ export async function runAdmin(shard: Shard, task: AdminTask): Promise<unknown> 
       return knowsAddress(shard, task.to);
     case 'mail':
       return deliverMail(shard, task.mail);
+    default:
+      return runRealmMove(shard, task);
   }
 }

@@ -3,12 +3,13 @@ import { checkCsrf, sessionRequired, sessionUser } from '../api/sessions/auth.js
 import { operations } from '../api/registry.js';
 import { constantTimeEqual, parseBasic } from '../lib/auth.js';
 import { userLimitersOf } from '../api/server/rate-limit.js';
-import { ApiError, internalErrorBody, invalidApiKey, missingArgument, rateLimited, realmDeactivated, unauthorized, userDeactivated } from '../lib/errors.js';
+import { ApiError, internalErrorBody, invalidApiKey, missingArgument, rateLimited, realmDeactivated, realmUnavailable, unauthorized, userDeactivated } from '../lib/errors.js';
 import { log } from '../lib/log.js';
 import { parseParams } from '../lib/params.js';
 import { RawJson, stringifyWithRaw } from '../lib/raw-json.js';
 import type { RealmState } from '../model/realm-state.js';
 import { BOT_TYPE, ROLE, type UserRecord } from '../model/types.js';
+import { isWrite } from './realm-gate.js';
 import type { Shard } from './shard.js';
 import { auditRequest } from './audit.js';
 
@@ -16,6 +17,8 @@ import { auditRequest } from './audit.js';
 export interface RequestTask {
   kind: 'request';
   op: string;
+  /** The HTTP method: a paused realm (shard/realm-gate.ts) still answers what changes nothing. */
+  method?: string;
   realmId: number;
   authorization?: string;
   /** Query string and body, merged; values are text or, from a JSON body, JSON values. */
@@ -157,7 +160,10 @@ async function answer(shard: Shard, task: RequestTask): Promise<Reply> {
     const op = operations[task.op];
     if (!op) throw new Error(`no operation ${task.op}`);
     const realm = shard.realm(task.realmId);
-    if (!realm) throw new Error(`shard ${shard.index} does not own realm ${task.realmId}`);
+    // Only a cluster node lets go of a realm while it runs (a move): the client tries again and
+    // reaches the new owner.
+    if (!realm) throw realmUnavailable('moved');
+    const writes = isWrite(task.method, task.op);
     if (op.auth !== 'none' && realm.realm.deactivated && !task.authorization) throw realmDeactivated();
     let session: SessionRef | undefined;
     try {
@@ -179,7 +185,7 @@ async function answer(shard: Shard, task: RequestTask): Promise<Reply> {
     const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '', browser: task.browser, session, longPoll: task.longPoll };
     // A POST /register waiting for a consistent snapshot holds new work back (Shard.quiesced).
     if (shard.gate && !op.passesGate) await shard.gate;
-    const fields = await op.handler(ctx);
+    const fields = writes ? await shard.realmGate.around(realm.id, async () => op.handler(ctx)) : await op.handler(ctx);
     // A long-poll's desk goes to the front end, not into the body.
     const desk = fields.__desk as Reply['desk'];
     if (desk) delete fields.__desk;

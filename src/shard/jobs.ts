@@ -42,6 +42,8 @@ export const REFILL_MS = 60_000;
 /** At most this many jobs are armed per refill: a start after a long stop arms the backlog gradually. */
 export const SCAN_LIMIT = 512;
 export const DEFAULT_MAX_ATTEMPTS = 10;
+/** A job of a realm whose writes are paused looks again this much later. */
+const PAUSED_RETRY_MS = 1_000;
 
 /** 10 s, 20 s, 40 s, ... at most an hour, before run `attempts + 1`. */
 export function defaultBackoff(attempts: number): number {
@@ -216,7 +218,17 @@ export class Jobs {
     }
     const job = this.shard.read<JobRecord>(store.jobs, [due, key]);
     if (!job) return;
-    const run = this.run(job).finally(() => this.running.delete(key));
+    // A realm a cluster is moving, away or here, waits (shard/realm-gate.ts); one this shard no
+    // longer serves has had its jobs taken away with it.
+    if (this.shard.realmGate.isPaused(job.realmId)) {
+      this.arm(key, due, now + PAUSED_RETRY_MS);
+      return;
+    }
+    this.shard.realmGate.enter(job.realmId);
+    const run = this.run(job).finally(() => {
+      this.running.delete(key);
+      this.shard.realmGate.leave(job.realmId);
+    });
     this.running.set(key, run);
   }
 

@@ -7,7 +7,7 @@ import { ShardLink } from './link.js';
 import { FrontDesks, type DeskPoll, type DeskTicket } from './desk.js';
 import type { ShardNote } from './desk-wire.js';
 import { RateLimiter } from '../api/server/rate-limit.js';
-import { MessageIds } from '../store/message-ids.js';
+import { MessageIds, NO_LIMIT } from '../store/message-ids.js';
 import { log } from '../lib/log.js';
 
 /**
@@ -31,10 +31,15 @@ export class ShardPool {
   /** GET /events budgets for polls answered at a desk (the shards count them too). */
   private readonly deskLimiter: RateLimiter | null;
   private readonly filename = new URL('./worker.js', import.meta.url).href;
-  // One message-id counter for all shards (store/message-ids.ts); shared, not copied.
-  private readonly messageIds = MessageIds.buffer();
+  // One message-id counter for all shards (store/message-ids.ts); shared, not copied. A cluster
+  // node may hand out no id until etcd has given it a block (src/cluster/ids.ts).
+  private readonly idBuffer: SharedArrayBuffer;
+  /** The same counter, seen from the main thread. */
+  readonly messageIds: MessageIds;
 
   constructor(private readonly config: ResolvedConfig) {
+    this.idBuffer = MessageIds.buffer(config.cluster ? 0 : NO_LIMIT);
+    this.messageIds = new MessageIds(this.idBuffer);
     this.pools = new Array(config.shards).fill(undefined);
     this.links = new Array(config.shards).fill(undefined);
     this.desks = new Array(config.shards).fill(undefined);
@@ -60,7 +65,7 @@ export class ShardPool {
       concurrentTasksPerWorker: 100_000,
       maxQueue: Infinity,
       atomics: 'disabled',
-      workerData: { index, config: this.config, messageIds: this.messageIds },
+      workerData: { index, config: this.config, messageIds: this.idBuffer },
     });
     this.pools[index] = pool;
     // Piscina re-emits a worker's uncaught error on the pool, and an 'error' event with no
@@ -79,8 +84,10 @@ export class ShardPool {
    * shared message-id counter to its high-water mark: no request may be served before that. A
    * shard that holds no realm has no messages, so it may start later.
    */
-  async ready(shards: Iterable<number>): Promise<void> {
+  async ready(shards: Iterable<number>, beforeJobs?: () => Promise<void>): Promise<void> {
     await Promise.all([...new Set(shards)].map((index) => this.link(index).call({ kind: 'admin', op: 'ping' })));
+    // A cluster node: its id block, and which realms it serves (src/cluster/node.ts).
+    await beforeJobs?.();
     // Durable jobs send messages, so they too wait until every shard has raised the counter.
     this.jobsStarted = true;
     await Promise.all(this.running().map((link) => link.call({ kind: 'startJobs' })));

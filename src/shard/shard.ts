@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../config.js';
 import { normalizeSystemGroupSettings } from '../model/groups.js';
 import { RealmState, type SubInterval } from '../model/realm-state.js';
-import { MessageIds } from '../store/message-ids.js';
+import { MessageIds, MessageIdsExhausted } from '../store/message-ids.js';
 import { idsAcrossShards } from '../store/server-ids.js';
 import { firstMessageIn } from '../store/messages.js';
 import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type ProfileFieldRecord, type RealmEmojiRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord, type UserStatusRecord } from '../model/types.js';
@@ -11,10 +11,11 @@ import type { UserTopicRecord } from '../model/user-topics.js';
 import type { ChannelFolderRecord } from '../model/channel-folders.js';
 import { openShardStore, PendingWrites, shardPath, WriteBatch, type Key, type ShardStore, type StoreView } from '../store/shard-store.js';
 import { EventBus } from './events.js';
+import { RealmGate } from './realm-gate.js';
 import type { ShardNote } from './desk-wire.js';
 import { TimerWheel } from '../lib/timer-wheel.js';
 import { log } from '../lib/log.js';
-import { storageError } from '../lib/errors.js';
+import { realmUnavailable, storageError } from '../lib/errors.js';
 import { shardFile, StoreError } from '../store/integrity.js';
 
 /**
@@ -29,6 +30,8 @@ export class Shard implements StoreView {
   toFront: (note: ShardNote) => void = () => {};
   /** The shard's clock for timers (event queues now; scheduled sends and retries later). */
   readonly wheel = new TimerWheel();
+  /** Realms whose writes are held while a cluster moves them (shard/realm-gate.ts). */
+  readonly realmGate = new RealmGate();
   private readonly seq = new Map<string, number>();
   private readonly pending: PendingWrites;
 
@@ -100,68 +103,71 @@ export class Shard implements StoreView {
     }
   }
 
-  /** Every realm's organization model as the store has it. */
-  private readRealms(): Map<number, RealmState> {
+  /** Every realm's organization model as the store has it; or only realm `only`'s. */
+  private readRealms(only?: number): Map<number, RealmState> {
     const { store } = this;
     const realms = new Map<number, RealmState>();
+    // Realm-scoped keys lead with the realm id: one realm is one range of every table.
+    const range = only === undefined ? {} : { start: [only], end: [only + 1] };
     const realmOf = (key: unknown): RealmState => {
       const realmId = (key as number[])[0];
       const realm = realms.get(realmId);
       if (!realm) throw new Error(`shard ${this.index}: record for unknown realm ${realmId}`);
       return realm;
     };
-    for (const { value } of store.realms.getRange({})) {
+    const records = only === undefined ? Array.from(store.realms.getRange({}), (e) => e.value) : [store.realms.get(only)].filter((v) => v !== undefined);
+    for (const value of records) {
       const realm = new RealmState(value as RealmRecord);
       realms.set(realm.id, realm);
     }
-    for (const { key, value } of store.users.getRange({})) {
+    for (const { key, value } of store.users.getRange(range)) {
       const user = value as UserRecord;
       // Stores from before system bots: the Notification Bot was an ordinary bot user.
       if (user.isSystemBot === undefined && user.isBot && user.botOwnerId === null && user.email === NOTIFICATION_BOT_EMAIL) user.isSystemBot = true;
       realmOf(key).setUser(user);
     }
-    for (const { key, value } of store.streams.getRange({})) {
+    for (const { key, value } of store.streams.getRange(range)) {
       const stream = value as StreamRecord;
       if (stream.firstMessageId === undefined) stream.firstMessageId = firstMessageIn(this, stream.realmId, stream.id);
       realmOf(key).setStream(stream);
     }
-    for (const { key, value } of store.subs.getRange({})) {
+    for (const { key, value } of store.subs.getRange(range)) {
       const realm = realmOf(key);
       const sub = value as SubscriptionRecord;
       // ...which joined the default channels; a system bot subscribes to nothing.
       if (!realm.users.get(sub.userId)?.isSystemBot) realm.setSubscription(sub);
     }
-    for (const { key, value } of store.formerSubs.getRange({})) {
+    for (const { key, value } of store.formerSubs.getRange(range)) {
       const [, userId, streamId] = key as number[];
       realmOf(key).setFormerSubscription(value as SubscriptionRecord, userId, streamId);
     }
-    for (const { key, value } of store.groups.getRange({})) realmOf(key).setGroup(value as GroupRecord);
+    for (const { key, value } of store.groups.getRange(range)) realmOf(key).setGroup(value as GroupRecord);
     for (const realm of realms.values()) normalizeSystemGroupSettings(realm);
-    for (const { key, value } of store.readMarks.getRange({})) realmOf(key).readMarks.set((key as number[])[1], value as number);
-    for (const { key, value } of store.userTopics.getRange({})) realmOf(key).userTopics.set(value as UserTopicRecord);
-    for (const { key, value } of store.channelFolders.getRange({})) realmOf(key).channelFolders.set((key as number[])[1], value as ChannelFolderRecord);
-    for (const { key, value } of store.subHistory.getRange({})) {
+    for (const { key, value } of store.readMarks.getRange(range)) realmOf(key).readMarks.set((key as number[])[1], value as number);
+    for (const { key, value } of store.userTopics.getRange(range)) realmOf(key).userTopics.set(value as UserTopicRecord);
+    for (const { key, value } of store.channelFolders.getRange(range)) realmOf(key).channelFolders.set((key as number[])[1], value as ChannelFolderRecord);
+    for (const { key, value } of store.subHistory.getRange(range)) {
       const [, userId, streamId] = key as number[];
       realmOf(key).setIntervals(userId, streamId, value as SubInterval[]);
     }
-    for (const { key, value } of store.emoji.getRange({})) realmOf(key).realmEmoji.set((key as number[])[1], value as RealmEmojiRecord);
-    this.readPeople(realmOf);
+    for (const { key, value } of store.emoji.getRange(range)) realmOf(key).realmEmoji.set((key as number[])[1], value as RealmEmojiRecord);
+    this.readPeople(realmOf, range);
     return realms;
   }
 
   /** Custom profile fields, statuses, mutes and alert words (model/people.ts). */
-  private readPeople(realmOf: (key: unknown) => RealmState): void {
+  private readPeople(realmOf: (key: unknown) => RealmState, range: { start?: number[]; end?: number[] }): void {
     const { store } = this;
-    for (const { key, value } of store.profileFields.getRange({})) {
+    for (const { key, value } of store.profileFields.getRange(range)) {
       const field = value as ProfileFieldRecord;
       realmOf(key).people.profileFields.set(field.id, field);
     }
-    for (const { key, value } of store.userStatus.getRange({})) realmOf(key).people.statuses.set((key as number[])[1], value as UserStatusRecord);
-    for (const { key, value } of store.mutedUsers.getRange({})) {
+    for (const { key, value } of store.userStatus.getRange(range)) realmOf(key).people.statuses.set((key as number[])[1], value as UserStatusRecord);
+    for (const { key, value } of store.mutedUsers.getRange(range)) {
       const [, userId, mutedId] = key as number[];
       realmOf(key).people.setMute(userId, mutedId, value as number);
     }
-    for (const { key, value } of store.alertWords.getRange({})) realmOf(key).people.setAlertWords((key as number[])[1], value as string[]);
+    for (const { key, value } of store.alertWords.getRange(range)) realmOf(key).people.setAlertWords((key as number[])[1], value as string[]);
   }
 
   /** Run after the in-memory model was reloaded from the store (the event queues resync here). */
@@ -231,6 +237,23 @@ export class Shard implements StoreView {
     log.warn({ shard: this.index }, 'shard state reloaded from the store after a failed commit');
   }
 
+  /**
+   * Reads one realm from the store into memory (a realm that arrived by a cluster move), with
+   * the counters the copy raised. Throws if the store has no such realm.
+   */
+  attachRealm(realmId: number): RealmState {
+    this.readSeqs();
+    const realm = this.readRealms(realmId).get(realmId);
+    if (!realm) throw new Error(`shard ${this.index} has no realm ${realmId} in its store`);
+    this.addRealm(realm);
+    return realm;
+  }
+
+  /** Forgets a realm's in-memory model (its rows stay: the copy a move leaves behind). */
+  detachRealm(realmId: number): void {
+    this.realms.delete(realmId);
+  }
+
   /** Whether a reload after a failed commit is under way (tests wait for it). */
   get recovering(): Promise<void> | null {
     return this.reloading;
@@ -238,9 +261,12 @@ export class Shard implements StoreView {
 
   /** Told of every transaction's duration and outcome (shard/metrics.ts sets it in the server). */
   commitObserver: ((seconds: number, ok: boolean) => void) | null = null;
+  /** Set while a cluster copies one of this shard's realms away (shard/realm-moves.ts). */
+  writeObserver: ((writes: [Database, Key, unknown][]) => void) | null = null;
+  private readonly observer = () => this.writeObserver;
 
   batch(): WriteBatch {
-    return new WriteBatch(this.store, this.pending, this.events, this.commitFailed, this.commitObserver);
+    return new WriteBatch(this.store, this.pending, this.events, this.commitFailed, this.commitObserver, this.observer);
   }
 
   /** While set, requests wait before their handler runs (see quiesced()). */
@@ -278,7 +304,14 @@ export class Shard implements StoreView {
 
   /** The next message id (server-wide), recording this shard's high-water mark in the batch. */
   allocateMessageId(batch: WriteBatch): number {
-    const id = this.messageIds.next();
+    let id: number;
+    try {
+      id = this.messageIds.next();
+    } catch (err) {
+      // A cluster node whose block of ids ran out and could not get the next (etcd unreachable).
+      if (err instanceof MessageIdsExhausted) throw realmUnavailable('offline', 5);
+      throw err;
+    }
     this.seq.set('message', id);
     batch.put(this.store.meta, 'seq:message', id);
     return id;

@@ -20,6 +20,17 @@ export interface DirectoryEntry {
   subdomain: string;
   name: string;
   shard: number;
+  /**
+   * Set on a cluster node for a realm whose data is here but which this node does not serve:
+   * moved to another node (the copy left until the operator drops it), or arriving by a move
+   * not finished. The front end never routes to it, even started without the cluster.
+   */
+  held?: 'moved-away' | 'arriving';
+}
+
+/** The shard a realm goes to: its subdomain hashed, once. */
+export function shardFor(subdomain: string, shardCount: number): number {
+  return createHash('sha256').update(subdomain).digest().readUInt32BE(0) % shardCount;
 }
 
 export const directoryPath = (dataDir: string) => join(dataDir, 'directory');
@@ -56,16 +67,23 @@ export class Directory {
   /**
    * Reserves an id and picks a shard for a new realm. The id is committed before the shard
    * creates the realm, so a creation that fails half-way burns its id instead of leaving a
-   * half-made realm that the next creation would collide with.
+   * half-made realm that the next creation would collide with. A cluster node brings the id,
+   * which etcd handed out (realm ids are unique in the cluster); the local counter is raised
+   * past it.
    */
-  async reserve(subdomain: string, shardCount: number): Promise<{ id: number; shard: number }> {
-    const digest = createHash('sha256').update(subdomain).digest();
+  async reserve(subdomain: string, shardCount: number, given?: number): Promise<{ id: number; shard: number }> {
     let id = 0;
     await this.env.transaction(() => {
-      id = (this.meta.get('seq:realm') ?? 0) + 1;
-      this.meta.put('seq:realm', id);
+      const last = this.meta.get('seq:realm') ?? 0;
+      id = given ?? last + 1;
+      this.meta.put('seq:realm', Math.max(last, id));
     });
-    return { id, shard: digest.readUInt32BE(0) % shardCount };
+    return { id, shard: shardFor(subdomain, shardCount) };
+  }
+
+  /** Forgets a realm (a cluster node dropping a copy it does not serve). */
+  async remove(subdomain: string): Promise<void> {
+    await this.realms.remove(subdomain);
   }
 
   /** The data format version recorded, or undefined (a data directory from before versions). */

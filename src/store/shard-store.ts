@@ -367,6 +367,11 @@ export class WriteBatch {
     private readonly failed: ((err: unknown) => Error) | null = null,
     /** Told how long each transaction took, and whether it committed (shard/metrics.ts). */
     private readonly timed: ((seconds: number, ok: boolean) => void) | null = null,
+    /**
+     * Told of every row a committed transaction wrote (undefined: deleted). Only while a cluster
+     * copies a realm away (shard/realm-moves.ts); otherwise null and free.
+     */
+    private readonly observer: () => ((writes: [Database, Key, unknown][]) => void) | null = () => null,
   ) {}
 
   /** An event of this action, for the users `userIds`, delivered after the commit. */
@@ -430,6 +435,9 @@ export class WriteBatch {
         }
       });
       ok = true;
+      // Asked at the commit, not when the batch was made: a copy that began meanwhile sees it.
+      const observer = this.observer();
+      if (observer) observer([...ops].flatMap(([db, table]) => [...table.values()].map(({ key, value }): [Database, Key, unknown] => [db, key, value])));
     } catch (err) {
       // A full disk or an I/O error: LMDB has aborted the transaction (and every other one
       // lmdb-js batched with it), so none of this action's writes or events exist.

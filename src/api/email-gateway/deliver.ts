@@ -2,7 +2,8 @@ import type { Shard } from '../../shard/shard.js';
 import { doSendMessage, MAX_MESSAGE_LENGTH, normalizeTopic } from '../messages/send.js';
 import { doUpload } from '../uploads/index.js';
 import { uploadUrl } from '../uploads/files.js';
-import { channelEmailByToken, decodeEmailAddress, gatewayDomain, type AddressOptions } from './address.js';
+import type { RealmState } from '../../model/realm-state.js';
+import { channelEmailByToken, decodeEmailAddress, gatewayDomain, type AddressOptions, type ChannelEmail } from './address.js';
 import { deliverReply, replyAddress, replyToken } from './missed.js';
 
 /**
@@ -84,13 +85,24 @@ export function mailBody(mail: InboundMail, options: AddressOptions, room: numbe
  * Posts the mail if one of this shard's addresses is its recipient: a channel address, or the
  * reply address of a missed-message email (missed.ts).
  */
-export async function deliverMail(shard: Shard, mail: InboundMail): Promise<'delivered' | 'unknown' | 'refused'> {
+export async function deliverMail(shard: Shard, mail: InboundMail): Promise<'delivered' | 'unknown' | 'refused' | 'paused'> {
   const reply = replyToken(shard, mail.to);
-  if (reply) return deliverReply(shard, reply, mail, mail.autoSubmitted ?? '', mailBody(mail, {}, MAX_MESSAGE_LENGTH).trimEnd());
+  if (reply) {
+    const realmId = replyAddress(shard, reply)?.realmId;
+    // A realm a cluster is moving takes no mail for a few seconds: the sender's server tries again.
+    if (realmId !== undefined && shard.realmGate.isPaused(realmId)) return 'paused';
+    const post = () => deliverReply(shard, reply, mail, mail.autoSubmitted ?? '', mailBody(mail, {}, MAX_MESSAGE_LENGTH).trimEnd());
+    return realmId === undefined ? post() : shard.realmGate.around(realmId, post);
+  }
   const decoded = decodeEmailAddress(mail.to, gatewayDomain(shard));
   const record = decoded && channelEmailByToken(shard, decoded.token);
   const realm = record && shard.realm(record.realmId);
   if (!decoded || !record || !realm) return 'unknown';
+  if (shard.realmGate.isPaused(realm.id)) return 'paused';
+  return shard.realmGate.around(realm.id, () => deliverTo(shard, realm, record, decoded, mail));
+}
+
+async function deliverTo(shard: Shard, realm: RealmState, record: ChannelEmail, decoded: NonNullable<ReturnType<typeof decodeEmailAddress>>, mail: InboundMail): Promise<'delivered' | 'refused'> {
   const stream = realm.streams.get(record.streamId);
   const sender = realm.users.get(record.senderId);
   const creator = realm.users.get(record.creatorId);
@@ -110,8 +122,13 @@ export async function deliverMail(shard: Shard, mail: InboundMail): Promise<'del
 
 /** Whether a recipient names one of this shard's channel addresses (RCPT TO, before the data). */
 export function knowsAddress(shard: Shard, to: string): boolean {
+  // A realm this shard holds a copy of but no longer serves (a cluster moved it) knows nothing.
   const reply = replyToken(shard, to);
-  if (reply) return replyAddress(shard, reply) !== undefined;
+  if (reply) {
+    const address = replyAddress(shard, reply);
+    return address !== undefined && shard.realm(address.realmId) !== undefined;
+  }
   const decoded = decodeEmailAddress(to, gatewayDomain(shard));
-  return decoded !== null && channelEmailByToken(shard, decoded.token) !== undefined;
+  const record = decoded && channelEmailByToken(shard, decoded.token);
+  return !!record && shard.realm(record.realmId) !== undefined;
 }

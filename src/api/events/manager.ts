@@ -175,6 +175,21 @@ export class QueueManager implements EventSink {
   }
 
   /**
+   * Ends every queue of a realm this shard stops serving (a cluster moved it): a parked poll is
+   * answered BAD_EVENT_QUEUE_ID at once, as is every later poll, so its client registers again
+   * and reaches the realm's new node. The rows go in one transaction.
+   */
+  async endRealm(realmId: number): Promise<number> {
+    const batch = this.shard.batch();
+    const ended = [...this.queues.values()].filter((queue) => queue.opts.realmId === realmId);
+    for (const queue of ended) this.drop(queue, batch, 'the organization moved to another node');
+    // Rows of queues that were never restored (their user was gone) belong to the realm too.
+    for (const { key, value } of this.shard.store.queues.getRange({})) if ((value as SavedQueue).opts?.realmId === realmId) batch.del(this.shard.store.queues, key as string);
+    await batch.commit();
+    return ended.length;
+  }
+
+  /**
    * After a failed commit the shard reloaded its state from the store (Shard.reload): a queue
    * whose row was never written goes, and the others take back their stored ceiling.
    */
