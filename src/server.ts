@@ -96,6 +96,9 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const connections = new Map<Socket, { busy: number; idleSince: number }>();
   // What happened to the requests a stop found: logged when it ends.
   const stopStats = { answered: 0, cut: 0 };
+  // Set once a stop begins (see close). Declared before the listener opens: a response's close
+  // handler reads it, and a client may hang up while the shards are still loading.
+  let closing: Promise<void> | null = null;
   const http = createServer((req, res) => {
     const conn = connections.get(req.socket);
     if (conn) {
@@ -144,14 +147,15 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   }
   const mail = resolved.emailGateway.enabled && resolved.emailGateway.port !== null ? await startMailListener(resolved, pool, () => directory.list().map((realm) => realm.shard)) : null;
   const koa = front.app.callback();
-  let closing: Promise<void> | null = null;
   const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null, front.limitAddress);
   handle = (req, res) => {
     // Once stopping, every answer closes its connection (see longpoll.ts).
     if (closing) res.shouldKeepAlive = false;
     if (!longPoll(req, res)) void koa(req, res);
   };
-  for (const [req, res] of early.splice(0)) handle(req, res);
+  // A client that hung up while it waited has nobody to answer: a long-poll of its would park
+  // until its heartbeat, since the close that cancels it has already fired.
+  for (const [req, res] of early.splice(0)) if (!res.destroyed) handle(req, res);
 
   /**
    * A graceful stop. In order:
