@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import t from 'tap';
 import { basic, rawExchange, rawRequest } from '../helpers/raw.js';
 import { startTestServer } from '../helpers/server.js';
@@ -42,6 +43,35 @@ t.test('request limits', async (t) => {
     }
     const ok = await ts.request('POST', '/messages', { params: { type: 'stream', to: general, topic: 't', content: 'short' }, encoding: 'multipart' });
     t.equal(ok.status, 200, 'a body within the limit still goes through');
+  });
+
+  t.test('a multipart body with 100,000 fields: refused, and the connection closed', async (t) => {
+    // The client writes its whole body before it reads, as many do: once the server has refused
+    // the request it must close the connection, or the client waits forever on a full socket.
+    const boundary = 'stoafields';
+    const parts = Array.from({ length: 100_000 }, (_, i) => `--${boundary}\r\nContent-Disposition: form-data; name="p${i}"\r\n\r\nx\r\n`);
+    const body = Buffer.from(`${parts.join('')}--${boundary}--\r\n`);
+    const head = rawRequest('POST', '/api/v1/messages', { Host: host, Authorization: auth, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(body.length) });
+    const outcome = await new Promise<{ closed: boolean; data: string }>((resolve) => {
+      const socket = connect(ts.port, '127.0.0.1');
+      let data = '';
+      socket.on('data', (c) => (data += c));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve({ closed: true, data }));
+      socket.on('connect', () => socket.end(Buffer.concat([Buffer.from(head), body])));
+      // Generous: the server answers after reading a few kilobytes.
+      setTimeout(() => {
+        socket.destroy();
+        resolve({ closed: false, data });
+      }, 60_000).unref();
+    });
+    t.ok(outcome.closed, 'the server closed the connection');
+    if (outcome.data) {
+      t.match(outcome.data, /^HTTP\/1\.1 400 /, 'after a 400');
+      t.match(outcome.data, /Too many parameters/, 'saying why');
+      t.match(outcome.data, /[Cc]onnection: close/, 'and saying it closes');
+    }
+    t.equal((await ts.request('GET', '/users/me')).status, 200, 'the server is fine');
   });
 
   t.test('too many parameters', async (t) => {
