@@ -195,9 +195,13 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       }
       await closed;
       log.info({ ms: Date.now() - started, answered: stopStats.answered, cut: stopStats.cut, closedAtGrace: left }, 'stop: requests answered during the stop, and cut off when the grace period ended');
-      await pool.close();
-      await directory.close();
-      lock.release();
+      try {
+        await pool.close();
+        await directory.close();
+      } finally {
+        // Whatever failed, this process writes no more: the next start must not find it locked.
+        lock.release();
+      }
     })());
 
   return { config: resolved, url: `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`, port, bootstrap, mailPort: mail?.port ?? null, close };

@@ -14,6 +14,9 @@ import { log } from '../lib/log.js';
 import { storageError } from '../lib/errors.js';
 import { shardFile, StoreError } from '../store/integrity.js';
 
+/** How long a stop waits for the store to flush and close. */
+const CLOSE_LIMIT_MS = 5_000;
+
 /**
  * A shard: the realms it owns, their in-memory state, and its LMDB environment. It runs on one
  * thread (a one-thread piscina pool, see shard/pool.ts), or in-process for the admin CLI while
@@ -161,6 +164,7 @@ export class Shard implements StoreView {
         log.error({ err: c, shard: this.index, path: shardPath(this.config.dataDir, this.index) }, 'LMDB commit failed: its requests were refused and the shard reloads its state from the store');
       });
     } else log.error({ err, shard: this.index, path: shardPath(this.config.dataDir, this.index) }, 'LMDB commit failed: its requests were refused and the shard reloads its state from the store');
+    this.commitHasFailed = true;
     this.scheduleReload();
     return storageError();
   };
@@ -276,9 +280,28 @@ export class Shard implements StoreView {
     return `${this.config.scheme}://${host}`;
   }
 
+  /** Set by a failed commit: closing then needs a transaction that succeeds first (see close). */
+  private commitHasFailed = false;
+
+  /**
+   * Flushes and closes the store. lmdb-js never resolves a failed commit's flush promise, and
+   * both `flushed` and close() wait on the latest one: after a failure (a full disk) they would
+   * wait forever, and the stop with them. An empty transaction gives them a later one to wait
+   * for; LMDB commits it without writing a page, so it succeeds on a full disk. Should even that
+   * not settle, the stop goes on without the store's close: every acknowledged write is already
+   * committed, and the process ending closes the file.
+   */
   async close(): Promise<void> {
     this.wheel.stop();
-    await this.store.env.flushed;
-    await this.store.env.close();
+    if (this.commitHasFailed) await this.store.env.transaction(() => undefined).catch(() => undefined);
+    const closed = (async () => {
+      await this.store.env.flushed;
+      await this.store.env.close();
+      return true;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_LIMIT_MS)));
+    if (!(await Promise.race([closed, limit]))) log.error({ shard: this.index }, 'the store did not close in time; stopping without it');
+    clearTimeout(timer);
   }
 }
