@@ -147,7 +147,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   }
   const mail = resolved.emailGateway.enabled && resolved.emailGateway.port !== null ? await startMailListener(resolved, pool, () => directory.list().map((realm) => realm.shard)) : null;
   const koa = front.app.callback();
-  const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null, front.limitAddress);
+  const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null, front.guard);
   handle = (req, res) => {
     // Once stopping, every answer closes its connection (see longpoll.ts).
     if (closing) res.shouldKeepAlive = false;

@@ -30,6 +30,8 @@ export interface OpContext<P> {
   userAgent: string;
   remoteAddr: string;
   requestId: string;
+  /** What the front end's per-address limits learn from the reply (Reply.unknownLogin). */
+  outcome: { unknownLogin?: boolean };
 }
 
 export interface Operation<P = Record<string, unknown>> {
@@ -59,6 +61,12 @@ export interface Reply {
   file?: { path: string; contentType: string };
   /** Sent instead of `body`: bytes read from the store (a custom emoji's image). */
   bytes?: Uint8Array;
+  /**
+   * Never sent; for the front end's per-address limits (front/guard.ts): whether the request
+   * authenticated as a user, and whether it was a password login for a username nobody has.
+   */
+  authenticated?: boolean;
+  unknownLogin?: boolean;
 }
 
 /** Identity function that gives `params` its type at the definition site. */

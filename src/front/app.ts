@@ -11,7 +11,7 @@ import type { ShardPool } from '../shard/pool.js';
 import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { uploadsTmpDir } from '../store/uploads.js';
 import { paramParser } from './body.js';
-import { addressLimit, type AddressLimit } from './guard.js';
+import { addressGuard, clientAddress, type AddressGuard, type Admission } from './guard.js';
 import { pageRouter } from './pages.js';
 import { acceptsParam, methodMatcher, orderRoutes } from './route-order.js';
 import { staticFiles } from './static.js';
@@ -28,8 +28,8 @@ export interface FrontEnd {
   refreshRealms(): void;
   /** The realm a Host header names (throws noSuchRealm). */
   realmFor(host: string): DirectoryEntry;
-  /** The per-address limit of requests without credentials (front/guard.ts). */
-  limitAddress: AddressLimit;
+  /** The per-address limits (front/guard.ts). */
+  guard: AddressGuard;
 }
 
 function send(ctx: Context, reply: Reply): void {
@@ -94,11 +94,15 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   app.use(staticFiles);
   app.use(thumbnails);
 
-  // Requests without credentials, per client address, before their bodies are read.
-  const limitAddress = addressLimit(config);
+  // Every request is counted against its client's address before its body is read; those a
+  // shard authenticates are given back when its reply comes (front/guard.ts).
+  const guard = addressGuard(config, pool);
   app.use(async (ctx: Context, next: Next) => {
-    const headers = limitAddress(ctx.req);
-    if (headers) ctx.set(headers);
+    const address = clientAddress(ctx.req);
+    ctx.state.address = address;
+    const admission = await guard.admit(ctx.req, address, realmFor);
+    ctx.state.admission = admission;
+    if (admission.headers) ctx.set(admission.headers);
     await next();
   });
 
@@ -125,6 +129,8 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
         if (!ctx.res.writableEnded) pool.cancel(realm.shard, requestId);
       };
       ctx.res.once('close', onClose);
+      const address = ctx.state.address as string;
+      const loggedIn = route.login ? guard.login(address) : null;
       const reply = await pool.request(realm.shard, {
         kind: 'request',
         op: route.op,
@@ -133,10 +139,13 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
         params: route.op === 'webhooks.incoming' ? webhookParams(ctx) : ctx.state.params,
         pathParams: { ...pathParams(ctx), ...ctx.state.pathParams },
         userAgent: ctx.get('user-agent'),
-        remoteAddr: ctx.ip,
+        remoteAddr: address,
         requestId,
+        addressOver: (ctx.state.admission as Admission).over,
       });
       ctx.res.off('close', onClose);
+      (ctx.state.admission as Admission).settle(reply);
+      loggedIn?.(reply);
       send(ctx, reply);
     };
     const parse = parserFor(route);
@@ -172,5 +181,5 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   app.use(pageRouter(realmFor, pool, parseParams));
   app.use(router.routes());
 
-  return { app, refreshRealms, realmFor, limitAddress };
+  return { app, refreshRealms, realmFor, guard };
 }

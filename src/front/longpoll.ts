@@ -7,7 +7,7 @@ import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
 import { lastValues, withoutInternal } from './body.js';
-import type { AddressLimit } from './guard.js';
+import { clientAddress, type AddressGuard } from './guard.js';
 
 const PATH = '/api/v1/events';
 
@@ -20,7 +20,7 @@ const PATH = '/api/v1/events';
  * key; credentials; client address), and the reply is written the same way. A poll with a body,
  * which only Koa parses, goes there.
  */
-export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool: ShardPool, stopping: () => boolean, limitAddress: AddressLimit) {
+export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool: ShardPool, stopping: () => boolean, guard: AddressGuard) {
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     if (req.method !== 'GET') return false;
     const url = req.url ?? '';
@@ -34,7 +34,9 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
   async function poll(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
     let limitHeaders: Record<string, string> | undefined;
     try {
-      limitHeaders = limitAddress(req);
+      const address = clientAddress(req);
+      const admission = await guard.admit(req, address, realmFor);
+      limitHeaders = admission.headers;
       const realm = realmFor(req.headers.host ?? '');
       const requestId = randomUUID();
       // A client that hangs up must not leave its poll parked in the shard.
@@ -50,10 +52,12 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
         params: withoutInternal(lastValues(parseQuery(query))),
         pathParams: {},
         userAgent: req.headers['user-agent'] ?? '',
-        remoteAddr: req.socket.remoteAddress ?? '',
+        remoteAddr: address,
         requestId,
+        addressOver: admission.over,
       });
       res.off('close', onClose);
+      admission.settle(reply);
       // A stopping server answers polls at once, empty: kept alive, the connection would bring
       // the next poll straight back, thousands a second until the grace period ends. Closed, the
       // client's reconnect finds no listener and backs off.

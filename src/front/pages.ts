@@ -67,7 +67,7 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
           params: ctx.state.params,
           pathParams: (ctx as unknown as { params: Record<string, string> }).params,
           userAgent: ctx.get('user-agent'),
-          remoteAddr: ctx.ip,
+          remoteAddr: ctx.state.address ?? '',
         });
         sendPage(ctx, reply);
       },

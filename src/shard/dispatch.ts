@@ -23,6 +23,11 @@ export interface RequestTask {
   remoteAddr: string;
   /** Unique per HTTP request: a long-poll is cancelled by it when its client goes away. */
   requestId?: string;
+  /**
+   * The client's address is over its limit, and the request was let in for its credentials
+   * (front/guard.ts): unless it authenticates as a user, it is refused with this retry-after.
+   */
+  addressOver?: number;
 }
 
 export type { Reply } from '../api/operation.js';
@@ -60,10 +65,9 @@ function authenticate(realm: RealmState, header: string | undefined, required: b
  * An incoming webhook's credentials: the `api_key` parameter of its URL, which services that
  * cannot send headers carry (the reference's webhook_view), or else HTTP Basic.
  */
-function authenticateWebhook(realm: RealmState, task: RequestTask): UserRecord {
-  const key = task.params.api_key;
+function authenticateWebhook(realm: RealmState, key: unknown, authorization: string | undefined): UserRecord {
   if (typeof key !== 'string') {
-    if (task.authorization) return authenticate(realm, task.authorization, true)!;
+    if (authorization) return authenticate(realm, authorization, true)!;
     throw missingArgument('api_key');
   }
   let found: UserRecord | undefined;
@@ -93,8 +97,8 @@ export function errorReply(err: ApiError): Reply {
 
 /**
  * Counts the request against its user's rate limit (rateLimits in the config): the headers
- * every answer then carries, or RATE_LIMIT_HIT. Requests without credentials are counted per
- * client address by the front end instead.
+ * every answer then carries, or RATE_LIMIT_HIT. Requests that do not authenticate are counted
+ * per client address by the front end instead (front/guard.ts), told by Reply.authenticated.
  */
 function rateLimit(shard: Shard, task: RequestTask, user: UserRecord | null): Record<string, string> | undefined {
   const limiters = user && userLimitersOf(shard);
@@ -108,14 +112,43 @@ function rateLimit(shard: Shard, task: RequestTask, user: UserRecord | null): Re
   return headers;
 }
 
-/** A request whose credentials failed, counted against its address: RATE_LIMIT_HIT past the limit. */
-function limitFailedAuth(shard: Shard, task: RequestTask): void {
-  const limiter = userLimitersOf(shard)?.failedAuth;
-  const retryAfter = limiter?.take(task.remoteAddr).retryAfter ?? 0;
-  if (retryAfter > 0) throw rateLimited(retryAfter);
+/** What the front end asks of a shard before it lets in a request with credentials from an address over its limit. */
+export interface VerifyTask {
+  kind: 'verify';
+  realmId: number;
+  authorization?: string;
+  /** An incoming webhook's key from its URL. */
+  apiKey?: string;
+}
+
+/** Whether the credentials name an active user of the realm: a lookup, never a password hash. */
+export function verifyCredentials(shard: Shard, task: VerifyTask): boolean {
+  const realm = shard.realm(task.realmId);
+  if (!realm) return false;
+  try {
+    if (task.apiKey !== undefined) return authenticateWebhook(realm, task.apiKey, task.authorization) !== null;
+    return authenticate(realm, task.authorization, true) !== null;
+  } catch {
+    return false;
+  }
 }
 
 export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> {
+  const seen: Seen = { user: null, outcome: {} };
+  const reply = await run(shard, task, seen);
+  // For the front end's per-address limits; never sent.
+  reply.authenticated = seen.user !== null;
+  if (seen.outcome.unknownLogin) reply.unknownLogin = true;
+  return reply;
+}
+
+/** What the dispatch learnt of the request, whether it succeeded or not. */
+interface Seen {
+  user: UserRecord | null;
+  outcome: OpContext<unknown>['outcome'];
+}
+
+async function run(shard: Shard, task: RequestTask, seen: Seen): Promise<Reply> {
   let limitHeaders: Record<string, string> | undefined;
   try {
     const op = operations[task.op];
@@ -123,18 +156,14 @@ export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> 
     const realm = shard.realm(task.realmId);
     if (!realm) throw new Error(`shard ${shard.index} does not own realm ${task.realmId}`);
     if (op.auth !== 'none' && realm.realm.deactivated && !task.authorization) throw realmDeactivated();
-    let user: UserRecord | null;
-    try {
-      user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task) : authenticate(realm, task.authorization, op.auth === 'user');
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 401) limitFailedAuth(shard, task);
-      throw err;
-    }
+    const user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task.params.api_key, task.authorization) : authenticate(realm, task.authorization, op.auth === 'user');
+    seen.user = user;
+    if (!user && task.addressOver) throw rateLimited(task.addressOver);
     if (user && user.botType === BOT_TYPE.incomingWebhook && !op.allowIncomingWebhooks) throw unauthorized('This API is not available to incoming webhook bots.');
     limitHeaders = rateLimit(shard, task, user);
     checkRole(op, user);
     const { params, ignored } = parseParams<Record<string, unknown>>(op.params, task.params, task.pathParams, shard.config.requestLimits);
-    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '' };
+    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '', outcome: seen.outcome };
     // A POST /register waiting for a consistent snapshot holds new work back (Shard.quiesced).
     if (shard.gate && !op.passesGate) await shard.gate;
     const fields = await op.handler(ctx);

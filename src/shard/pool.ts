@@ -1,6 +1,6 @@
 import { Piscina } from 'piscina';
 import type { ResolvedConfig } from '../config.js';
-import type { Reply, RequestTask } from './dispatch.js';
+import type { Reply, RequestTask, VerifyTask } from './dispatch.js';
 import type { AdminTask } from './admin.js';
 import { MessageIds } from '../store/message-ids.js';
 import { log } from '../lib/log.js';
@@ -68,6 +68,11 @@ export class ShardPool {
 
   request(shard: number, task: RequestTask): Promise<Reply> {
     return this.pool(shard).run(task);
+  }
+
+  /** Whether a request's credentials are good (front/guard.ts, for an address over its limit). */
+  verify(shard: number, task: Omit<VerifyTask, 'kind'>): Promise<boolean> {
+    return this.pool(shard).run({ kind: 'verify', ...task });
   }
 
   /** Tells a shard that the client of a request went away (a parked long-poll is dropped). */

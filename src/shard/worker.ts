@@ -2,7 +2,7 @@ import { workerData } from 'node:worker_threads';
 import type { ResolvedConfig } from '../config.js';
 import { log, setLogLevel } from '../lib/log.js';
 import { runAdmin, type AdminTask } from './admin.js';
-import { dispatch, type RequestTask } from './dispatch.js';
+import { dispatch, verifyCredentials, type RequestTask, type VerifyTask } from './dispatch.js';
 import { Shard } from './shard.js';
 import { jobsOf } from './jobs.js';
 import { queuesOf } from '../api/events/manager.js';
@@ -27,12 +27,14 @@ await queuesOf(shard).journal.restore({
   server_generation: SERVER_GENERATION,
 });
 
-export type ShardTask = RequestTask | AdminTask | { kind: 'cancel'; requestId: string } | { kind: 'drain' } | { kind: 'startJobs' } | { kind: 'close' };
+export type ShardTask = RequestTask | VerifyTask | AdminTask | { kind: 'cancel'; requestId: string } | { kind: 'drain' } | { kind: 'startJobs' } | { kind: 'close' };
 
 export default async function handle(task: ShardTask): Promise<unknown> {
   switch (task.kind) {
     case 'request':
       return dispatch(shard, task);
+    case 'verify':
+      return verifyCredentials(shard, task);
     case 'admin':
       return runAdmin(shard, task);
     case 'cancel':

@@ -39,7 +39,7 @@ export const fetchApiKey = operation<{ username: string; password: string }>({
     properties: { username: { type: 'string' }, password: { type: 'string' } },
     required: ['username', 'password'],
   },
-  handler: async ({ shard, realm, params }) => {
+  handler: async ({ shard, realm, params, outcome }) => {
     const username = params.username.trim();
     if (!USERNAME.test(username)) throw badRequest('Enter a valid email address.');
     const limiter = limiterOf(shard);
@@ -55,7 +55,11 @@ export const fetchApiKey = operation<{ username: string; password: string }>({
     }
     dummyHash ??= hashPassword(generatePassword());
     const ok = await verifyPassword(params.password, user?.passwordHash ?? (await dummyHash));
-    if (!user || !ok) throw authenticationFailed();
+    if (!user || !ok) {
+      // A name nobody has is counted against the address too, on the main thread (front/guard.ts).
+      if (!user) outcome.unknownLogin = true;
+      throw authenticationFailed();
+    }
     // Read after the await: the account may have been deactivated while the hash ran.
     if (!user.isActive) throw userDeactivated();
     limiter.clear(key);
