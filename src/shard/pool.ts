@@ -1,4 +1,6 @@
+import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { serveHashes } from '../lib/hasher.js';
 import type { ResolvedConfig } from '../config.js';
 import type { Reply, RequestTask, VerifyTask } from './dispatch.js';
 import type { AdminTask } from './admin.js';
@@ -49,7 +51,11 @@ export class ShardPool {
     // Piscina re-emits a worker's uncaught error on the pool, and an 'error' event with no
     // listener ends the process, taking every other shard with it. The failed shard's thread
     // is replaced (minThreads), and reloads its realms from the store.
-    pool.on('error', (err) => log.error({ err, shard: index }, 'shard thread failed; a new one takes over from the store'));
+    pool.on('error', (err) => {
+      log.error({ err, shard: index }, 'shard thread failed; a new one takes over from the store');
+      givePort(pool);
+    });
+    givePort(pool);
     if (this.jobsStarted) pool.run({ kind: 'startJobs' }).catch(() => undefined);
     return pool;
   }
@@ -99,4 +105,15 @@ export class ShardPool {
     await Promise.all(pools.map((pool) => pool.run({ kind: 'close' })));
     await Promise.all(pools.map((pool) => pool.destroy()));
   }
+}
+
+/**
+ * A shard thread's password hashes come to the main thread, which runs them on the process's one
+ * hashing thread (lib/hasher.ts): the port is the thread's first task, and a replacement
+ * thread's too.
+ */
+function givePort(pool: Piscina): void {
+  const { port1, port2 } = new MessageChannel();
+  serveHashes(port1);
+  pool.run({ kind: 'hashPort', port: port2 }, { transferList: [port2] }).catch(() => undefined);
 }

@@ -1,4 +1,5 @@
-import { workerData } from 'node:worker_threads';
+import { workerData, type MessagePort } from 'node:worker_threads';
+import { hashThroughPort } from '../lib/hasher.js';
 import type { ResolvedConfig } from '../config.js';
 import { log, setLogLevel } from '../lib/log.js';
 import { runAdmin, type AdminTask } from './admin.js';
@@ -12,6 +13,10 @@ import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../version
 /** Piscina entry point: one module instance per shard thread, holding that shard's state. */
 const { index, config, messageIds } = workerData as { index: number; config: ResolvedConfig; messageIds: SharedArrayBuffer };
 setLogLevel(config.logLevel);
+// Password hashes go to the main thread's hashing thread (lib/hasher.ts), over the port that
+// ShardPool sends as this thread's first task.
+let hashPortArrived: (port: MessagePort) => void = () => undefined;
+hashThroughPort(new Promise((resolve) => (hashPortArrived = resolve)));
 // An unhandled rejection would end this thread, and with it the shard's realms: log it instead.
 // (lmdb-js rejects internal promises nobody holds when a commit fails; Shard.commitFailed
 // handles the failure itself.)
@@ -27,12 +32,15 @@ await queuesOf(shard).journal.restore({
   server_generation: SERVER_GENERATION,
 });
 
-export type ShardTask = RequestTask | VerifyTask | AdminTask | { kind: 'cancel'; requestId: string } | { kind: 'drain' } | { kind: 'startJobs' } | { kind: 'close' };
+export type ShardTask = RequestTask | VerifyTask | AdminTask | { kind: 'hashPort'; port: MessagePort } | { kind: 'cancel'; requestId: string } | { kind: 'drain' } | { kind: 'startJobs' } | { kind: 'close' };
 
 export default async function handle(task: ShardTask): Promise<unknown> {
   switch (task.kind) {
     case 'request':
       return dispatch(shard, task);
+    case 'hashPort':
+      hashPortArrived(task.port);
+      return null;
     case 'verify':
       return verifyCredentials(shard, task);
     case 'admin':
