@@ -50,7 +50,8 @@ function readPid(path: string): number | null {
   return /^\d+\s*$/.test(text) ? Number(text.trim()) : 0;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (whoever it is). */
+export function isAlive(pid: number): boolean {
   if (pid <= 0) return false;
   try {
     process.kill(pid, 0);
