@@ -12,6 +12,7 @@ import { Directory } from './store/directory.js';
 import { checkDirectoryFile, checkShardFiles, StoreError } from './store/integrity.js';
 import { probeStores } from './store/probe.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
+import { checkStoresAfterStart } from './shard/store-check.js';
 import { log } from './lib/log.js';
 
 export interface RunningServer {
@@ -22,6 +23,8 @@ export interface RunningServer {
   bootstrap: (CreatedRealm & { zuliprc: string }) | null;
   /** The email gateway's SMTP port, when its listener runs (front/smtp.ts). */
   mailPort: number | null;
+  /** The check of every table after start (shard/store-check.ts): how many problems it found. */
+  storeCheck: Promise<number>;
   /** Stops accepting, lets in-flight requests finish, flushes LMDB. */
   close(): Promise<void>;
 }
@@ -156,6 +159,9 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   // A client that hung up while it waited has nobody to answer: a long-poll of its would park
   // until its heartbeat, since the close that cancels it has already fired.
   for (const [req, res] of early.splice(0)) if (!res.destroyed) handle(req, res);
+  // Every table read once, in a child process at low priority: damaged ones are refused.
+  const checking = new AbortController();
+  const storeCheck = checkStoresAfterStart(config.dataDir, pool, checking.signal);
 
   /**
    * A graceful stop. In order:
@@ -175,6 +181,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const close = () =>
     (closing ??= (async () => {
       const started = Date.now();
+      checking.abort();
       await mail?.close();
       const deadline = started + resolved.stopGraceSeconds * 1000;
       await new Promise((resolve) => setTimeout(resolve, Math.min(ACCEPT_LINGER_MS, resolved.stopGraceSeconds * 1000)));
@@ -196,6 +203,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       await closed;
       log.info({ ms: Date.now() - started, answered: stopStats.answered, cut: stopStats.cut, closedAtGrace: left }, 'stop: requests answered during the stop, and cut off when the grace period ended');
       try {
+        await storeCheck;
         await pool.close();
         await directory.close();
       } finally {
@@ -204,5 +212,5 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       }
     })());
 
-  return { config: resolved, url: `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`, port, bootstrap, mailPort: mail?.port ?? null, close };
+  return { config: resolved, url: `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`, port, bootstrap, mailPort: mail?.port ?? null, storeCheck, close };
 }

@@ -66,6 +66,20 @@ export const rateLimited = (retryAfterSeconds: number) =>
 export const storageError = () =>
   new ApiError('The server could not save this change (storage error). Nothing was changed; try again later.', { code: 'STORAGE_ERROR', status: 503 });
 
+/**
+ * A read met damage in the store (a page LMDB cannot make sense of, rows missing from a table):
+ * the answer would be wrong or short, so there is none. 503 with a code of ours; the shard logs
+ * the table once (store/damage.ts).
+ */
+export class StorageDamageError extends ApiError {
+  constructor(
+    readonly table: string,
+    readonly detail: string,
+  ) {
+    super("This could not be read: the server's storage is damaged. The server's administrator must repair it (stoa check; restore from a backup).", { code: 'STORAGE_DAMAGED', status: 503 });
+  }
+}
+
 export const insufficientPermission = () => badRequest('Insufficient permission');
 
 export const notFound = () => new ApiError('Not Found', { status: 404 });

@@ -8,7 +8,9 @@ export type AdminTask =
   | { kind: 'admin'; op: 'ping' }
   /** The email gateway (front/smtp.ts): is this a channel address here, and posting a mail to it. */
   | { kind: 'admin'; op: 'mailRecipient'; to: string }
-  | { kind: 'admin'; op: 'mail'; mail: InboundMail };
+  | { kind: 'admin'; op: 'mail'; mail: InboundMail }
+  /** The check after start (server.ts) found these tables of the shard's store damaged: refuse their reads. */
+  | { kind: 'admin'; op: 'damaged'; tables: [table: string, detail: string][] };
 
 export async function runAdmin(shard: Shard, task: AdminTask): Promise<CreatedRealm | number | boolean | string> {
   switch (task.op) {
@@ -20,5 +22,8 @@ export async function runAdmin(shard: Shard, task: AdminTask): Promise<CreatedRe
       return knowsAddress(shard, task.to);
     case 'mail':
       return deliverMail(shard, task.mail);
+    case 'damaged':
+      for (const [table, detail] of task.tables) shard.damage.damaged(table, detail);
+      return true;
   }
 }

@@ -5,6 +5,7 @@ import type { RealmRecord } from '../model/types.js';
 import type { Database } from 'lmdb';
 import { openShardStore, PendingWrites, shardPath, WriteBatch, type Key, type ShardStore, type StoreView, type Touched } from '../store/shard-store.js';
 import { readModel, repairModel } from './model-rows.js';
+import { damageMap, guardTables, type DamageMap } from '../store/damage.js';
 import { EventBus } from './events.js';
 import { TimerWheel } from '../lib/timer-wheel.js';
 import { log } from '../lib/log.js';
@@ -26,6 +27,8 @@ export class Shard implements StoreView {
   readonly wheel = new TimerWheel();
   private readonly seq = new Map<string, number>();
   private readonly pending: PendingWrites;
+  /** Tables found damaged (store/damage.ts): their reads are refused. */
+  readonly damage: DamageMap;
 
   private constructor(
     readonly index: number,
@@ -34,6 +37,10 @@ export class Shard implements StoreView {
     readonly messageIds: MessageIds,
   ) {
     this.pending = new PendingWrites([store.messages]);
+    // Reads that meet damage answer 503 STORAGE_DAMAGED, naming the table once in the log.
+    this.damage = damageMap({ shard: index, path: shardPath(config.dataDir, index) });
+    const { env, ...tables } = store;
+    guardTables(env, tables, this.damage);
     this.events.ephemeral = (events) => {
       this.batch()
         .emitEphemeral(events)
