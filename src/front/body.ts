@@ -192,6 +192,7 @@ export function paramParser(uploadDir: string, limits: BodyLimits): Middleware {
     try {
       let body: Record<string, unknown> = {};
       const multipart = ctx.is('multipart');
+      let json = false;
       if ((ctx.request.length ?? 0) > (multipart ? multipartLimit : limits.bodyBytes) && (multipart || ctx.is('json', 'urlencoded'))) {
         throw bodyTooLarge(multipart ? multipartLimit : limits.bodyBytes);
       }
@@ -203,8 +204,12 @@ export function paramParser(uploadDir: string, limits: BodyLimits): Middleware {
           throw new ApiError('Malformed JSON', { code: 'INVALID_JSON' });
         }
         body = (parsed as Record<string, unknown>) ?? {};
+        json = parsed !== undefined && Boolean(ctx.is('json'));
       }
-      const params = withoutInternal({ ...lastValues(ctx.query), ...lastValues(body) });
+      // A repeated key of a query string or form keeps its last value; a JSON body's list is a
+      // list (unwrapping it lost its outer level: a list of recipients became its last one, and
+      // depth was counted one less than for the same JSON sent as a field).
+      const params = withoutInternal({ ...lastValues(ctx.query), ...(json ? body : lastValues(body)) });
       // Before anything copies them to a shard: their number, depth and Unicode.
       checkParams(params, limits);
       ctx.state.params = params;

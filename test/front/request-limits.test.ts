@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import t from 'tap';
 import { basic, rawExchange, rawRequest } from '../helpers/raw.js';
-import { startTestServer } from '../helpers/server.js';
+import { createUser, startTestServer } from '../helpers/server.js';
 
 /**
  * Limits checked before a request's parameters are parsed or sent to a shard: body size while
@@ -95,6 +95,14 @@ t.test('request limits', async (t) => {
     t.match(field.body.msg, /nested too deeply/, 'says why');
     const fine = await ts.request('GET', '/messages', { params: { narrow: [['channel', 'general']], anchor: 'newest', num_before: 1, num_after: 0 } });
     t.equal(fine.status, 200, 'ordinary nesting is fine');
+    // Depth is counted alike in a JSON body and in a field: the limit (8) passes, one more does not.
+    for (const encoding of ['form', 'json'] as const) {
+      for (const n of [8, 9]) {
+        const res = await ts.request('GET', '/messages', { params: { narrow: encoding === 'json' ? JSON.parse(deep(n)) : deep(n), anchor: 'newest', num_before: 1, num_after: 0 }, encoding, unchecked: true });
+        if (n === 8) t.notMatch(res.body.msg, /nested too deeply/, `${encoding}: ${n} levels are within the limit`);
+        else t.match(res.body.msg, /nested too deeply/, `${encoding}: ${n} levels are refused`);
+      }
+    }
     t.equal((await ts.request('GET', '/users/me')).status, 200, 'the server is still up');
   });
 
@@ -118,6 +126,11 @@ t.test('request limits', async (t) => {
     const before = await newest();
     const asTrue = await ts.request('POST', '/messages', { params: { type: 'stream', to: 'true', topic: 't', content: 'where?' } });
     t.equal(asTrue.status, 400, 'to=true is not channel 1');
+    for (const encoding of ['form', 'multipart', 'json'] as const) {
+      const asFloat = await ts.request('POST', '/messages', { params: { type: 'stream', to: `${general}.0`, topic: 't', content: 'where?' }, encoding });
+      t.equal(asFloat.status, 400, `${encoding}: to=${general}.0 is not channel ${general}: an id is an integer`);
+      t.equal(asFloat.body.msg, 'Invalid data type for channel', "with the reference's message");
+    }
     t.equal(await newest(), before, 'nothing was sent');
     for (const bad of ['1e3', '0x10', ' 5', '5.0', 'true', '']) {
       const res = await ts.request('GET', '/messages', { params: { anchor: 'newest', num_before: bad, num_after: 0 } });
@@ -129,6 +142,14 @@ t.test('request limits', async (t) => {
     t.match(listed.body.msg, /user_ids\[0\] is not an integer/, 'names the element');
     t.equal((await ts.request('GET', '/messages', { params: { anchor: 'newest', num_before: '5', num_after: 0 } })).status, 200, 'a plain decimal is fine');
     t.equal((await ts.request('GET', '/users', { params: { user_ids: `[${ts.owner.userId}]` } })).status, 200, 'so is a number in JSON');
+  });
+
+  t.test("a JSON body's list is a list", async (t) => {
+    const other = await createUser(ts, 'listed@example.com');
+    const ids = [ts.owner.userId, other.userId];
+    const res = await ts.request('GET', '/users', { params: { user_ids: ids }, encoding: 'json' });
+    t.equal(res.status, 200, '200');
+    t.same(res.body.members.map((m: { user_id: number }) => m.user_id).sort(), [...ids].sort(), 'both users, not the last one alone');
   });
 
   t.test('form bodies have flat names, as the reference reads them', async (t) => {

@@ -79,6 +79,8 @@ export function resolveStream(realm: RealmState, to: unknown): StreamRecord {
     return stream;
   }
   if (typeof value !== 'string') throw invalidArgument('to', 'Invalid to');
+  // A number that is not an integer names no channel (the reference's extract_stream_indicator).
+  if (/^-?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][-+]?\d+)$/.test(value) && !realm.streamByName(value)) throw badRequest('Invalid data type for channel');
   const stream = realm.streamByName(value.trim());
   if (!stream) throw new ApiError(`Channel '${value}' does not exist`, { code: 'STREAM_DOES_NOT_EXIST', data: { stream: value } });
   return stream;
