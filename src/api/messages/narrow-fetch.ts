@@ -52,7 +52,7 @@ export async function collect(shard: Shard, realm: RealmState, plan: NarrowPlan,
     for (;;) {
       let stoppedAt: number | null = null;
       for (const id of plan.candidates({ min, max, reverse: range.reverse })) {
-        const msg = indexedMessage(shard, realm, id);
+        const msg = plan.indexed ? indexedMessage(shard, realm, id) : getMessage(shard, realm, id);
         if (msg && plan.matches(msg)) {
           out.push(msg);
           if (out.length >= range.limit) return out;
