@@ -95,7 +95,8 @@ function parseMultipart(ctx: Context, uploadDir: string, files: UploadedFile[], 
         limits: { fieldSize: limits.bodyBytes + 1, fields: limits.params + 1, fileSize: MAX_FILE_UPLOAD_BYTES + 1, files: MAX_FILES },
       });
     } catch {
-      return reject(new ApiError('Malformed multipart body'));
+      // No boundary, or no usable one: the body is never read, so the connection goes too.
+      return reject(new ApiError('Malformed multipart body', { headers: { Connection: 'close' } }));
     }
     const fail = (err: ApiError) => {
       if (failed) return;
@@ -142,6 +143,16 @@ function parseMultipart(ctx: Context, uploadDir: string, files: UploadedFile[], 
       );
     });
     parser.on('error', () => fail(new ApiError('Malformed multipart body')));
+    // A client that goes away mid-body: busboy, waiting for the rest, would never end, nor the
+    // file being written, and the request would hold its temporary file for ever.
+    // (The request closes without ending when its connection goes before its body has been
+    // read, even when the body had all arrived: the client went away mid-body, or half-closed
+    // its side. It may have gone already, while the request waited to be parsed.)
+    const cutShort = () => {
+      if (!ctx.req.readableEnded) fail(new ApiError('The request body was cut short.'));
+    };
+    if (ctx.req.destroyed) return cutShort();
+    ctx.req.once('close', cutShort);
     parser.on('close', () => {
       void Promise.all(writes).then(() => {
         if (failed) return;
