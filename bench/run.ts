@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { dayOfChat } from './day.js';
-import { fairness, soak } from './reliability.js';
+import { fairness, loginFlood, soak } from './reliability.js';
 import { hammer, sleep, startBaseline, type Measured } from './lib/load.js';
 import { OwnServer, readZuliprc, RemoteServer, type SeedSpec, type Target } from './lib/target.js';
 import { fanoutLatency, markRead, parkedPolls, registerLatency, sendWithPollers, topicHistory, type Env, type Outcome, type Sizes } from './scenarios.js';
@@ -20,7 +20,7 @@ const QUICK: Sizes = {
   soakSeconds: 10, soakQueues: 300, soakActive: 20, soakIdle: 20, soakRate: 10, fairSeconds: 2,
 };
 /** Scenarios that run only when asked for (or in a quick run): long, and about endurance. */
-const OPT_IN = new Set(['SOAK', 'FAIR']);
+const OPT_IN = new Set(['SOAK', 'FAIR', 'FAIR-LOGIN']);
 
 interface Options {
   url?: string;
@@ -70,6 +70,7 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
     const p5 = await step('P5', () => topicHistory(env));
     await step('P9', () => dayOfChat(env));
     await step('FAIR', () => fairness(env));
+    await step('FAIR-LOGIN', () => loginFlood(env));
     await step('SOAK', () => soak(env));
     return { p1, p5 };
   };
@@ -88,7 +89,8 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
   // A heartbeat beyond any scenario's length keeps P3's extra polls parked throughout. Rate
   // limits stay on, so that their cost is measured, but high enough never to refuse the bench.
   const config = join(mkdtempSync(join(tmpdir(), 'stoa-bench-config-')), 'config.json');
-  writeFileSync(config, JSON.stringify({ rateLimits: { enabled: true, perUser: [[60, 1_000_000_000]], perIp: [[60, 1_000_000_000]] } }));
+  // The failed-login limits too: FAIR-LOGIN's flood must reach the hashing thread.
+  writeFileSync(config, JSON.stringify({ rateLimits: { enabled: true, perUser: [[60, 1_000_000_000]], perIp: [[60, 1_000_000_000]] }, fetchApiKeyRateLimit: { failures: 1_000_000_000, windowSeconds: 60 } }));
   const serverEnv = { STOA_HEARTBEAT_SECONDS: '120', STOA_CONFIG: config };
   // CPU profiles of every server thread (main and shards), written when the server stops.
   const nodeArgs = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`] : [];

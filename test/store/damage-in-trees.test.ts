@@ -1,6 +1,7 @@
-import { closeSync, cpSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { cpSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { garble } from './garble.js';
 import { http, stoa, stoaOk, tempDir } from '../cli/run.js';
 import { spawnServer, type ServerProcess } from '../startup/spawn.js';
 
@@ -87,17 +88,3 @@ t.test('reads that meet damage fail loudly, never short', async (t) => {
   }
   t.fail(`every one of ${tried} damaged stores was refused at start; or held nothing; none tested the reads`);
 });
-
-function garble(file: string, firstPage: number, pages: number): void {
-  const fd = openSync(file, 'r+');
-  try {
-    let x = 12345;
-    const page = Buffer.alloc(4096);
-    for (let p = firstPage; p < firstPage + pages; p++) {
-      for (let i = 0; i < page.length; i++) page[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
-      writeSync(fd, page, 0, page.length, p * 4096);
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
