@@ -4,23 +4,27 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { dayOfChat } from './day.js';
+import { importSpeed } from './import.js';
 import { fairness, loginFlood, soak } from './reliability.js';
 import { hammer, sleep, startBaseline, type Measured } from './lib/load.js';
 import { OwnServer, readZuliprc, RemoteServer, type SeedSpec, type Target } from './lib/target.js';
-import { fanoutLatency, markRead, parkedPolls, registerLatency, sendWithPollers, topicHistory, type Env, type Outcome, type Sizes } from './scenarios.js';
+import { firstLoadBytes, webAvailable, webScenarios } from './web.js';
+import { deliveryCost, fanoutLatency, markRead, parkedPolls, registerLatency, sendWithPollers, topicHistory, type Env, type Outcome, type Sizes } from './scenarios.js';
+import { peerComparison } from './peer/compare.js';
 
 // Five topics, so that the small realm's topics too hold more than the 100 messages P5 reads:
 // P6 compares the same work at two sizes.
 const FULL: Sizes = {
   users: 1000, channels: 10, topics: 5, smallMessages: 10_000, bigMessages: 1_000_000, seconds: 10, connections: 32, extraPolls: 10_000, registers: 200, markRead: 10_000, daySeconds: 20, dayMaxUsers: 6400,
-  soakSeconds: 600, soakQueues: 10_000, soakActive: 200, soakIdle: 200, soakRate: 20, fairSeconds: 10,
+  soakSeconds: 600, soakQueues: 10_000, soakActive: 200, soakIdle: 200, soakRate: 20, fairSeconds: 10, deliveryRounds: 1000,
 };
 const QUICK: Sizes = {
   users: 120, channels: 3, topics: 5, smallMessages: 1500, bigMessages: 6000, seconds: 2, connections: 8, extraPolls: 300, registers: 20, markRead: 1000, daySeconds: 3, dayMaxUsers: 100,
-  soakSeconds: 10, soakQueues: 300, soakActive: 20, soakIdle: 20, soakRate: 10, fairSeconds: 2,
+  soakSeconds: 10, soakQueues: 300, soakActive: 20, soakIdle: 20, soakRate: 10, fairSeconds: 2, deliveryRounds: 50,
 };
 /** Scenarios that run only when asked for (or in a quick run): long, and about endurance. */
-const OPT_IN = new Set(['SOAK', 'FAIR', 'FAIR-LOGIN']);
+// W1-W4 (the web app, in Chromium) too: they seed a realm of their own.
+const OPT_IN = new Set(['SOAK', 'FAIR', 'FAIR-LOGIN', 'DELIVERY', 'W1', 'W2', 'W3', 'W4']);
 
 interface Options {
   url?: string;
@@ -29,6 +33,7 @@ interface Options {
   only?: string;
   out?: string;
   profile?: string;
+  peer?: string;
 }
 
 const log = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -40,6 +45,18 @@ async function measureBaseline(sizes: Sizes): Promise<Measured> {
   } finally {
     await base.stop();
   }
+}
+
+/**
+ * The environment of the bench's own server. A heartbeat beyond any scenario's length keeps P3's
+ * extra polls parked throughout. Rate limits stay on, so that their cost is measured, but high
+ * enough never to refuse the bench.
+ */
+function ownServerEnv(): { serverEnv: Record<string, string> } {
+  const config = join(mkdtempSync(join(tmpdir(), 'stoa-bench-config-')), 'config.json');
+  // The failed-login limits too: FAIR-LOGIN's flood must reach the hashing thread.
+  writeFileSync(config, JSON.stringify({ rateLimits: { enabled: true, perUser: [[60, 1_000_000_000]], perIp: [[60, 1_000_000_000]] }, fetchApiKeyRateLimit: { failures: 1_000_000_000, windowSeconds: 60 } }));
+  return { serverEnv: { STOA_HEARTBEAT_SECONDS: '120', STOA_CONFIG: config } };
 }
 
 function seedSpec(sizes: Sizes, messages: number): SeedSpec {
@@ -71,6 +88,7 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
     await step('P9', () => dayOfChat(env));
     await step('FAIR', () => fairness(env));
     await step('FAIR-LOGIN', () => loginFlood(env));
+    await step('DELIVERY', () => deliveryCost(env, env.sizes.deliveryRounds));
     await step('SOAK', () => soak(env));
     return { p1, p5 };
   };
@@ -86,14 +104,23 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
     return results;
   }
 
-  // A heartbeat beyond any scenario's length keeps P3's extra polls parked throughout. Rate
-  // limits stay on, so that their cost is measured, but high enough never to refuse the bench.
-  const config = join(mkdtempSync(join(tmpdir(), 'stoa-bench-config-')), 'config.json');
-  // The failed-login limits too: FAIR-LOGIN's flood must reach the hashing thread.
-  writeFileSync(config, JSON.stringify({ rateLimits: { enabled: true, perUser: [[60, 1_000_000_000]], perIp: [[60, 1_000_000_000]] }, fetchApiKeyRateLimit: { failures: 1_000_000_000, windowSeconds: 60 } }));
-  const serverEnv = { STOA_HEARTBEAT_SECONDS: '120', STOA_CONFIG: config };
+  const { serverEnv } = ownServerEnv();
   // CPU profiles of every server thread (main and shards), written when the server stops.
   const nodeArgs = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`] : [];
+  // The web app's realm: 1,000 users, 100 channels, 100,000 messages (bench/web.ts).
+  if (['W1', 'W2', 'W3'].some(want)) {
+    if (!webAvailable()) log('W1-W3 need /usr/bin/chromium: not measured');
+    else {
+      const web = await OwnServer.create({ users: sizes.users, channels: opts.quick ? 10 : 100, topics: sizes.topics, messages: opts.quick ? 5000 : 100_000 }, serverEnv, log);
+      try {
+        for (const outcome of await webScenarios(envFor(web), web.owner as Required<typeof web.owner>, (id) => id !== 'W4' && want(id))) results.push(outcome);
+      } finally {
+        await web.close();
+      }
+    }
+  }
+  await step('W4', async () => firstLoadBytes());
+  if (!['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P7b', 'P8', 'P9', 'FAIR', 'SOAK'].some(want)) return results;
   const small = await OwnServer.create(seedSpec(sizes, sizes.smallMessages), serverEnv, log, nodeArgs);
   let smallRuns: Awaited<ReturnType<typeof common>>;
   try {
@@ -106,6 +133,9 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
   } finally {
     await small.close();
   }
+
+  // IMP needs no server: the CLI imports a generated export of the big realm's size.
+  await step('IMP', () => importSpeed(sizes.bigMessages, log));
 
   // P5 is measured on the small realm; only P6 needs it again on the big one.
   if (!['P6', 'P7', 'P7b', 'P8'].some(want)) return results;
@@ -160,6 +190,7 @@ async function main(opts: Options): Promise<void> {
   log(`${opts.quick ? 'quick' : 'full'} run against ${opts.url ?? 'its own server'}; load average ${load.map((l) => l.toFixed(2)).join(' ')}`);
   const baseline = await measureBaseline(sizes);
   log(`baseline: ${Math.round(baseline.rps)} req/s`);
+  if (opts.peer) return peerMain(opts, sizes, baseline, load);
   const results = await scenarios(opts, sizes, baseline, want);
   const report = {
     date: new Date().toISOString(),
@@ -178,6 +209,21 @@ async function main(opts: Options): Promise<void> {
   console.log(`report: ${file}`);
 }
 
+/** `--peer ejabberd`: the side-by-side comparison (bench/peer/) instead of the scenarios. */
+async function peerMain(opts: Options, sizes: Sizes, baseline: Measured, load: number[]): Promise<void> {
+  if (opts.peer !== 'ejabberd') throw new Error(`--peer: only "ejabberd" is known, not "${opts.peer}"`);
+  if (opts.url) throw new Error('--peer runs against the bench\'s own server');
+  const { serverEnv } = ownServerEnv();
+  const { report, table } = await peerComparison(sizes, baseline, serverEnv, seedSpec(sizes, sizes.smallMessages), log);
+  const full = { date: new Date().toISOString(), mode: opts.quick ? 'quick' : 'full', peer: opts.peer, machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, loadAverageAtStart: load, loadAverageAtEnd: loadavg() }, baseline, ...report };
+  const dir = opts.out ?? fileURLToPath(new URL('../../bench/results/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  const file = `${dir.replace(/\/$/, '')}/peer-${full.date.replace(/[:.]/g, '-')}.json`;
+  writeFileSync(file, JSON.stringify(full, null, 2));
+  console.log(table);
+  console.log(`report: ${file}`);
+}
+
 new Command('bench')
   .description('Load-test a Stoa (or any Zulip-API) server: scenarios P1-P9 as ratios to a bare Koa baseline measured in the same run')
   .option('--url <url>', 'drive a running server instead of starting one (with --zuliprc)')
@@ -186,6 +232,7 @@ new Command('bench')
   .option('--only <ids>', 'comma-separated scenario ids, e.g. P1,P5')
   .option('--out <dir>', 'where to write the JSON report (default bench/results)')
   .option('--profile <dir>', "write CPU profiles of the server's threads there (own server only)")
+  .option('--peer <server>', 'compare P1/P2 with another server run the same way: "ejabberd" (bench/README.md)')
   .action((opts: Options) =>
     main(opts).then(
       () => process.exit(0),

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
+import { rangeProblem } from './lib/address-ranges.js';
 import type { EmailConfig } from './lib/mail.js';
 
 /** The project root: this file is compiled to dist/src/config.js. */
@@ -52,6 +53,19 @@ export interface Config {
    * "temp", which its test server accepts; a run of that suite sets this to 0.
    */
   passwordMinLength: number;
+  /**
+   * Reverse proxies (addresses or CIDR ranges) whose X-Forwarded-For and X-Forwarded-Proto are
+   * believed (front/client-address.ts); anyone else's are ignored.
+   */
+  trustedProxies: string[];
+  /** Who may read GET /health and GET /metrics (front/monitoring.ts): client addresses or ranges. */
+  monitoring: { allowFrom: string[] };
+  /** One JSON line per request on stdout (lib/log.ts accessLog). */
+  accessLog: boolean;
+  /** How long a password reset link works (api/password-reset/). */
+  passwordResetValidityMinutes: number;
+  /** The BigBlueButton server for calls (api/calls/), or nulls: none. */
+  bigBlueButton: { url: string | null; secret: string | null };
 }
 
 /** A config with every default filled in, once the listening port is known. */
@@ -95,14 +109,30 @@ function envFlag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
 }
 
 /**
+ * Merges `patch` into `base`: objects key by key, all the way down; anything else (a value, a
+ * list, null) replaces what was there. So a config file may name one nested key
+ * (`{"rateLimits": {"perIp": [[60, 1000]]}}`) and keep the defaults beside it.
+ */
+export function deepMerge(base: unknown, patch: unknown): unknown {
+  if (!isPlainObject(patch) || !isPlainObject(base)) return patch;
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(patch)) merged[key] = key in base ? deepMerge(base[key], value) : value;
+  return merged;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
  * Defaults from config/default.json, then the file named by STOA_CONFIG, then STOA_* variables,
- * then `overrides` (tests). The result is validated: a bad option stops the start with a message
- * that names it.
+ * then `overrides` (tests), each merged into the one before (deepMerge). The result is
+ * validated: a bad option stops the start with a message that names it.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
-  const merged: Record<string, unknown> = readJson(resolve(projectRoot, 'config/default.json'));
-  if (env.STOA_CONFIG) Object.assign(merged, readJson(resolve(env.STOA_CONFIG)));
-  const fromEnv: Partial<Config> = {
+  let merged = readJson(resolve(projectRoot, 'config/default.json'));
+  if (env.STOA_CONFIG) merged = deepMerge(merged, readJson(resolve(env.STOA_CONFIG))) as Record<string, unknown>;
+  const fromEnv: Record<string, unknown> = {
     port: envInt(env, 'STOA_PORT'),
     bind: env.STOA_BIND || undefined,
     dataDir: env.STOA_DATA_DIR || undefined,
@@ -111,8 +141,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: env.STOA_LOG_LEVEL || undefined,
     heartbeatSeconds: envInt(env, 'STOA_HEARTBEAT_SECONDS'),
     webhookAllowPrivateAddresses: envFlag(env, 'STOA_WEBHOOK_ALLOW_PRIVATE_ADDRESSES'),
+    accessLog: envFlag(env, 'STOA_ACCESS_LOG'),
+    scheme: env.STOA_SCHEME || undefined,
+    trustedProxies: envList(env, 'STOA_TRUSTED_PROXIES'),
+    rootRealm: definedOnly({ name: env.STOA_ORGANIZATION_NAME || undefined, ownerEmail: env.STOA_OWNER_EMAIL || undefined, ownerFullName: env.STOA_OWNER_NAME || undefined }),
   };
-  for (const [key, value] of Object.entries({ ...fromEnv, ...overrides })) if (value !== undefined) merged[key] = value;
+  for (const [key, value] of Object.entries({ ...fromEnv, ...overrides })) if (value !== undefined) merged[key] = deepMerge(merged[key], value);
   applySmtpEnv(env, merged);
   const limits = env.STOA_RATE_LIMITS;
   if (limits !== undefined && limits !== '' && overrides.rateLimits === undefined) {
@@ -125,8 +159,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const extra = e.keyword === 'additionalProperties' ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"` : '';
     throw new ConfigError(`invalid ${where}: ${e.message}${extra}`);
   }
-  merged.dataDir = resolve(merged.dataDir as string);
+  // Relative to the project folder, not to wherever the server was started from: `npm start`
+  // runs there, and so must a service manager or a shell elsewhere find the same data.
+  merged.dataDir = resolve(projectRoot, merged.dataDir as string);
+  for (const [option, entries] of [['trustedProxies', merged.trustedProxies], ['monitoring.allowFrom', (merged.monitoring as Config['monitoring']).allowFrom]] as const) {
+    const problem = (entries as string[]).map(rangeProblem).find((p) => p !== null);
+    if (problem) throw new ConfigError(`invalid option "${option}": ${problem}`);
+  }
+  const smtp = (merged.email as EmailConfig).smtp;
+  if (smtp?.caFile) {
+    smtp.caFile = resolve(projectRoot, smtp.caFile);
+    try {
+      readFileSync(smtp.caFile);
+    } catch (err) {
+      throw new ConfigError(`invalid option "email.smtp.caFile": cannot read ${smtp.caFile}: ${(err as Error).message}`);
+    }
+  }
   return merged as unknown as Config;
+}
+
+function envList(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return raw.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function definedOnly(obj: Record<string, unknown>): Record<string, unknown> | undefined {
+  const kept = Object.entries(obj).filter(([, v]) => v !== undefined);
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
 }
 
 /**
@@ -144,6 +204,40 @@ function applySmtpEnv(env: NodeJS.ProcessEnv, merged: Record<string, unknown>): 
     if (env.STOA_SMTP_PASSWORD) email.smtp.password = env.STOA_SMTP_PASSWORD;
   }
   merged.email = email;
+}
+
+/** Every STOA_* variable the server and the CLI read. */
+export const VARIABLES = [
+  'STOA_CONFIG', 'STOA_PORT', 'STOA_BIND', 'STOA_DATA_DIR', 'STOA_EXTERNAL_HOST', 'STOA_SCHEME', 'STOA_SHARDS', 'STOA_LOG_LEVEL',
+  'STOA_HEARTBEAT_SECONDS', 'STOA_RATE_LIMITS', 'STOA_WEBHOOK_ALLOW_PRIVATE_ADDRESSES', 'STOA_TRUSTED_PROXIES', 'STOA_ACCESS_LOG',
+  'STOA_ORGANIZATION_NAME', 'STOA_OWNER_EMAIL', 'STOA_OWNER_NAME',
+  'STOA_EMAIL_FROM', 'STOA_SMTP_HOST', 'STOA_SMTP_PORT', 'STOA_SMTP_USER', 'STOA_SMTP_PASSWORD',
+];
+/** Variables of the test suite and the bench, which the server does not read but need no warning. */
+const TOOL_VARIABLES = /^STOA_(TEST_|FUZZ_|BENCH_|PYTHON_ZULIP_API$)/;
+
+/**
+ * STOA_* variables that nothing reads: a misspelt one would otherwise be silently ignored
+ * (`STOA_PROT=80` starting on 9991). Each is named, with the known variable it is nearest to.
+ */
+export function unknownVariables(env: NodeJS.ProcessEnv = process.env): string[] {
+  return Object.keys(env)
+    .filter((name) => name.startsWith('STOA_') && !VARIABLES.includes(name) && !TOOL_VARIABLES.test(name))
+    .sort()
+    .map((name) => {
+      const near = VARIABLES.map((known) => [known, editDistance(name, known)] as const).sort((a, b) => a[1] - b[1])[0];
+      return `unknown variable ${name} is ignored${near[1] <= 3 ? ` (did you mean ${near[0]}?)` : ''}`;
+    });
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
 }
 
 export function resolveConfig(config: Config, port: number): ResolvedConfig {

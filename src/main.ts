@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { ConfigError, loadConfig } from './config.js';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, unknownVariables, type Config } from './config.js';
 import { log } from './lib/log.js';
 import { startServer } from './server.js';
 import { DataDirLockedError } from './store/lock.js';
@@ -8,21 +9,43 @@ import { DataDirLockedError } from './store/lock.js';
 // to log, not a reason to drop every realm's connections. (Shard threads do the same.)
 process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled promise rejection'));
 
+/**
+ * The first start's organization and owner from the command line (`npm start -- --owner-email
+ * ...`); STOA_ORGANIZATION_NAME, STOA_OWNER_EMAIL and STOA_OWNER_NAME do the same (config.ts).
+ */
+function rootRealmArgs(): Partial<Config['rootRealm']> {
+  const { values } = parseArgs({
+    options: { 'owner-email': { type: 'string' }, 'owner-name': { type: 'string' }, 'organization-name': { type: 'string' } },
+    strict: true,
+  });
+  const args = { ownerEmail: values['owner-email'], ownerFullName: values['owner-name'], name: values['organization-name'] };
+  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
+}
+
 /** `npm start`: validate the config, start, print the first owner's credentials, stop on signals. */
 async function main(): Promise<void> {
   let config;
+  let named: Partial<Config['rootRealm']>;
   try {
-    config = loadConfig();
+    named = rootRealmArgs();
+    config = loadConfig(process.env, Object.keys(named).length > 0 ? ({ rootRealm: named } as Partial<Config>) : {});
   } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`stoa: ${err.message}`);
+    if (err instanceof ConfigError || (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`stoa: ${(err as Error).message}`);
       process.exit(2);
     }
     throw err;
   }
+  for (const warning of unknownVariables()) console.error(`stoa: ${warning}`);
   const server = await startServer(config);
   const { bootstrap } = server;
-  if (bootstrap) console.log((await import('./realms.js')).describeCreatedRealm(bootstrap));
+  if (bootstrap) {
+    console.log((await import('./realms.js')).describeCreatedRealm(bootstrap));
+    console.log(`  (a new organization: ${server.config.dataDir} held none)`);
+  } else if (Object.keys(named).length > 0 || process.env.STOA_OWNER_EMAIL || process.env.STOA_ORGANIZATION_NAME) {
+    console.error('stoa: the organization exists already, so the owner and organization given are ignored (an address changes with `stoa user set-email`, the name in the organization settings)');
+  }
+  for (const line of server.notices) console.error(`stoa: ${line}`);
   console.log(`Stoa listening on ${server.url} (data in ${server.config.dataDir}, ${server.config.shards} shards)`);
 
   const stop = (signal: string) => {
@@ -49,6 +72,11 @@ main().catch((err) => {
   // Another server (or an admin command) has the data directory: an expected refusal, not a crash.
   if (err instanceof DataDirLockedError) {
     console.error(`stoa: ${err.message}`);
+    process.exit(1);
+  }
+  if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    const { port, address } = err as { port?: number; address?: string };
+    console.error(`stoa: failed to start: listen EADDRINUSE: port ${port} on ${address} is in use (another Stoa, or another program): set STOA_PORT (or "port" in the config) to a free port`);
     process.exit(1);
   }
   console.error(`stoa: failed to start: ${err instanceof Error ? err.message : err}`);

@@ -1,9 +1,11 @@
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { doCreateRealm, SUBDOMAIN, type CreatedRealm, type NewRealm } from './api/realm/actions.js';
 import type { ResolvedConfig } from './config.js';
 import { Shard } from './shard/shard.js';
 import type { Directory } from './store/directory.js';
+import { zuliprcPath } from './zuliprc.js';
+
+export { zuliprcPath };
 
 export class RealmCreationError extends Error {}
 
@@ -41,9 +43,6 @@ export function describeCreatedRealm(created: CreatedRealm & { zuliprc: string }
   ].join('\n');
 }
 
-export function zuliprcPath(dataDir: string, subdomain: string): string {
-  return join(dataDir, subdomain ? `${subdomain}.zuliprc` : 'zuliprc');
-}
 
 /** The standard zuliprc the Python bindings, zulip-js and zulip-terminal read. */
 export function zuliprcText(created: CreatedRealm): string {

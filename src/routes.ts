@@ -228,6 +228,17 @@ export const pageRoutes: readonly Route[] = [
   r('GET', '/user_avatars/{realm_id_str}/realm/{file_name}', 'realmImages.file'),
   // A BigBlueButton call's join link (api/calls/): this server has no BigBlueButton to join.
   r('GET', '/calls/bigbluebutton/join', 'calls.bigBlueButtonJoin'),
+  // The web app's login, logout and sign-up pages (api/sessions/), at the reference's paths.
+  r('GET', '/login/', 'sessions.loginPage'),
+  { ...r('POST', '/login/', 'sessions.login'), login: true },
+  r('GET', '/accounts/logout/', 'sessions.logoutPage'),
+  r('POST', '/accounts/logout/', 'sessions.logout'),
+  r('GET', '/accounts/home/', 'sessions.signupPage'),
+  // "Forgot your password?" (api/password-reset/): the request form and the link it mails.
+  r('GET', '/accounts/password/reset/', 'passwordReset.form'),
+  r('POST', '/accounts/password/reset/', 'passwordReset.request'),
+  r('GET', '/accounts/password/reset/{token}/', 'passwordReset.chooseForm'),
+  r('POST', '/accounts/password/reset/{token}/', 'passwordReset.choose'),
   // Data exports' archives, at their export_url (api/exports/).
   r('GET', '/user_avatars/exports/{realm_id_str}/{secret}/{file_name}', 'exports.file'),
 ];

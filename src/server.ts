@@ -5,6 +5,8 @@ import type { CreatedRealm } from './api/realm/actions.js';
 import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from './config.js';
 import { createFrontEnd } from './front/app.js';
 import { longPollHandler } from './front/longpoll.js';
+import { proxyTrust } from './front/client-address.js';
+import { startAdminSocket } from './front/admin-socket.js';
 import { setLogLevel } from './lib/log.js';
 import { ShardPool } from './shard/pool.js';
 import { startMailListener } from './front/smtp.js';
@@ -14,6 +16,8 @@ import { probeStores } from './store/probe.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
 import { checkStoresAfterStart } from './shard/store-check.js';
 import { log } from './lib/log.js';
+import { refreshZuliprcSites } from './zuliprc.js';
+import { ensureStoreFormat } from './store/format.js';
 
 export interface RunningServer {
   config: ResolvedConfig;
@@ -23,6 +27,8 @@ export interface RunningServer {
   bootstrap: (CreatedRealm & { zuliprc: string }) | null;
   /** The email gateway's SMTP port, when its listener runs (front/smtp.ts). */
   mailPort: number | null;
+  /** What the start changed that an operator should hear of (main.ts prints them). */
+  notices: string[];
   /** The check of every table after start (shard/store-check.ts): how many problems it found. */
   storeCheck: Promise<number>;
   /** Stops accepting, lets in-flight requests finish, flushes LMDB. */
@@ -37,7 +43,7 @@ function listen(server: Server, port: number, bind: string): Promise<number> {
 }
 
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
-  setLogLevel(config.logLevel);
+  setLogLevel(config.logLevel, config.accessLog);
   mkdirSync(config.dataDir, { recursive: true });
   // One writer per data directory: refuse a second server, and the admin CLI while we run.
   const lock = acquireLock(config.dataDir);
@@ -78,6 +84,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   // problem, never opened (LMDB would crash on it) or replaced by an empty one.
   checkDirectoryFile(config.dataDir);
   const directory = new Directory(config.dataDir);
+  let notices: string[];
   try {
     checkShardFiles(config.dataDir, directory.list());
     // What the shards are about to load, read first in a child process: a damaged page there
@@ -86,6 +93,8 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       const [problem] = (await probeStores(config.dataDir, 'load')).problems;
       if (problem) throw new StoreError(problem.file, problem.problem + (problem.table && !problem.problem.includes(problem.table) ? ` (table ${problem.table})` : ''));
     }
+    // An older data format is upgraded (after a copy), a newer one refused, before a shard opens.
+    notices = await ensureStoreFormat(config.dataDir, directory);
   } catch (err) {
     await directory.close();
     throw err;
@@ -148,10 +157,14 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     });
     front.refreshRealms();
   }
+  notices.push(...refreshZuliprcSites(resolved, directory));
   const mail = resolved.emailGateway.enabled && resolved.emailGateway.port !== null ? await startMailListener(resolved, pool, () => directory.list().map((realm) => realm.shard)) : null;
   const koa = front.app.callback();
   const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null, front.guard);
+  const proxies = proxyTrust(resolved.trustedProxies, resolved.scheme);
   handle = (req, res) => {
+    proxies.tag(req);
+    front.logRequest(req, res);
     // Once stopping, every answer closes its connection (see longpoll.ts).
     if (closing) res.shouldKeepAlive = false;
     if (!longPoll(req, res)) void koa(req, res);
@@ -159,6 +172,9 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   // A client that hung up while it waited has nobody to answer: a long-poll of its would park
   // until its heartbeat, since the close that cancels it has already fired.
   for (const [req, res] of early.splice(0)) if (!res.destroyed) handle(req, res);
+  const url = `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`;
+  // The admin CLI's way in while the server runs (`stoa user ...`).
+  const adminSocket = await startAdminSocket({ config: resolved, directory, pool, url, refreshRealms: front.refreshRealms });
   // Every table read once, in a child process at low priority: damaged ones are refused.
   const checking = new AbortController();
   const storeCheck = checkStoresAfterStart(config.dataDir, pool, checking.signal);
@@ -183,6 +199,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       const started = Date.now();
       checking.abort();
       await mail?.close();
+      await adminSocket?.close();
       const deadline = started + resolved.stopGraceSeconds * 1000;
       await new Promise((resolve) => setTimeout(resolve, Math.min(ACCEPT_LINGER_MS, resolved.stopGraceSeconds * 1000)));
       // Closed from the check phase, right after the poll phase has accepted every connection
@@ -212,5 +229,5 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       }
     })());
 
-  return { config: resolved, url: `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`, port, bootstrap, mailPort: mail?.port ?? null, storeCheck, close };
+  return { config: resolved, url, port, bootstrap, mailPort: mail?.port ?? null, notices, storeCheck, close };
 }

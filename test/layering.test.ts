@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const src = join(root, 'src');
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []));
 }
 
 const files = sources(src);
@@ -26,6 +26,7 @@ for (const file of files) {
     .map((i) => i.fileName)
     .filter((name) => name.startsWith('.'))
     .map((name) => resolve(dirname(file), name).replace(/\.js$/, '.ts'))
+    .map((path) => (known.has(path) ? path : path.replace(/\.ts$/, '.tsx')))
     .filter((path) => known.has(path));
   graph.set(file, deps);
 }
@@ -73,6 +74,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   markdown: ['lib'],
   model: ['lib', 'store'],
   store: ['lib', 'model'],
+  // The web app runs in the browser: it talks to the server through the API only.
+  web: [],
 };
 const TOP_ONLY = ['front', 'cli'];
 
@@ -96,6 +99,16 @@ t.test('import graph', async (t) => {
       }
     }
     t.pass('checked every import');
+  });
+
+  t.test('nothing imports the web app, and it imports nothing outside it', async (t) => {
+    const web = files.filter((f) => layer(f) === 'web');
+    t.ok(web.length > 5, `read ${web.length} web app modules`);
+    for (const [file, deps] of graph) for (const dep of deps) if ((layer(file) === 'web') !== (layer(dep) === 'web')) t.fail(`${rel(file)} imports ${rel(dep)}`);
+    for (const file of web) {
+      const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, false);
+      for (const i of importedFiles) if (i.fileName.startsWith('.') && !resolve(dirname(file), i.fileName).startsWith(join(src, 'web'))) t.fail(`${rel(file)} reaches outside src/web: ${i.fileName}`);
+    }
   });
 
   t.test('the check sees type-only imports', async (t) => {

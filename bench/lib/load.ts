@@ -23,6 +23,8 @@ export interface LoadSpec {
   params?: Record<string, unknown>;
   connections: number;
   seconds: number;
+  /** Called after the warm-up, as the measured run starts (the server's CPU time is read there). */
+  onStart?: () => Promise<void> | void;
 }
 
 /** Drives one request shape as hard as `connections` keep-alive clients can (autocannon). */
@@ -39,9 +41,10 @@ export async function hammer(spec: LoadSpec): Promise<Measured> {
   }
   // An unmeasured warm-up first (a fifth of the run, at least a second): without it the first
   // scenario of a run pays for JIT compilation that later ones, and the warm baseline, do not.
-  const warmup = { connections: spec.connections, duration: Math.max(1, Math.round(spec.seconds / 5)) };
-  // (@types/autocannon does not know the option yet.)
-  const options: autocannon.Options & { warmup: typeof warmup } = { url: spec.url + path, method: spec.method, headers, body, connections: spec.connections, duration: spec.seconds, warmup };
+  // It is a run of its own, so that the server's CPU time can be read between the two.
+  const options: autocannon.Options = { url: spec.url + path, method: spec.method, headers, body, connections: spec.connections, duration: spec.seconds };
+  await autocannon({ ...options, duration: Math.max(1, Math.round(spec.seconds / 5)) });
+  await spec.onStart?.();
   const result = await autocannon(options);
   return {
     rps: result.requests.total / spec.seconds,
@@ -72,10 +75,31 @@ export class Latencies {
   }
 }
 
-/** Samples the target's memory and CPU while `fn` runs. */
-export async function sampled<T>(target: Target, fn: () => Promise<T>): Promise<{ value: T; maxRssMb: number | null; avgCpu: number | null }> {
+/**
+ * The server's own CPU time over the measured part of a run, in ms: all threads, the main thread,
+ * and the others (the shard threads, and V8's and libuv's helpers). Unlike throughput, this
+ * hardly depends on what else runs on the machine, so it is what comparisons of cost rest on.
+ */
+export interface CpuSpent {
+  totalMs: number;
+  mainMs: number;
+  otherMs: number;
+  seconds: number;
+}
+
+/**
+ * Samples the target's memory and CPU while `fn` runs. `fn` calls `mark` when its measured part
+ * starts (after a warm-up); CPU time is counted from there (from the start if it never does).
+ */
+export async function sampled<T>(target: Target, fn: (mark: () => Promise<void>) => Promise<T>): Promise<{ value: T; maxRssMb: number | null; avgCpu: number | null; cpu: CpuSpent | null }> {
   const rss: number[] = [];
   const cpu: number[] = [];
+  let from = await target.cpuTime();
+  let t0 = performance.now();
+  const mark = async () => {
+    from = await target.cpuTime();
+    t0 = performance.now();
+  };
   const sample = async () => {
     const u = await target.usage().catch(() => null);
     if (u) {
@@ -86,9 +110,12 @@ export async function sampled<T>(target: Target, fn: () => Promise<T>): Promise<
   await sample();
   const timer = setInterval(() => void sample(), 500);
   try {
-    const value = await fn();
+    const value = await fn(mark);
+    const to = await target.cpuTime();
+    const seconds = (performance.now() - t0) / 1000;
     await sample();
-    return { value, maxRssMb: rss.length ? Math.round(Math.max(...rss)) : null, avgCpu: cpu.length ? Math.round(cpu.reduce((a, b) => a + b, 0) / cpu.length) : null };
+    const spent = from && to ? { totalMs: to.totalMs - from.totalMs, mainMs: to.mainMs - from.mainMs, otherMs: to.totalMs - to.mainMs - (from.totalMs - from.mainMs), seconds } : null;
+    return { value, maxRssMb: rss.length ? Math.round(Math.max(...rss)) : null, avgCpu: cpu.length ? Math.round(cpu.reduce((a, b) => a + b, 0) / cpu.length) : null, cpu: spent };
   } finally {
     clearInterval(timer);
   }

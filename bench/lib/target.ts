@@ -32,6 +32,8 @@ export interface Target {
   seeded: Seeded;
   /** Resident memory and CPU (percent of one core since the last sample); null for a remote server. */
   usage(): Promise<{ rssMb: number; cpu: number } | null>;
+  /** CPU time the server has used since it started, in ms (all threads, and its main thread); null for a remote server. */
+  cpuTime(): Promise<{ totalMs: number; mainMs: number } | null>;
   close(): Promise<void>;
 }
 
@@ -39,7 +41,7 @@ export interface Target {
 export class OwnServer implements Target {
   private child: ChildProcess | null = null;
   url = '';
-  owner: Creds = { email: '', apiKey: '' };
+  owner: Creds & { password?: string } = { email: '', apiKey: '' };
   seeded: Seeded = { users: [], channels: [], topics: [], messages: 0 };
 
   private constructor(
@@ -55,7 +57,7 @@ export class OwnServer implements Target {
   static async create(spec: SeedSpec, env: Record<string, string> = {}, log: (line: string) => void = () => {}, nodeArgs: string[] = []): Promise<OwnServer> {
     const server = new OwnServer(mkdtempSync(join(tmpdir(), 'stoa-bench-')), env, nodeArgs);
     const out = await server.start();
-    server.owner = { email: /owner email:\s+(\S+)/.exec(out)![1], apiKey: /owner API key:\s+(\S+)/.exec(out)![1] };
+    server.owner = { email: /owner email:\s+(\S+)/.exec(out)![1], apiKey: /owner API key:\s+(\S+)/.exec(out)![1], password: /owner password:\s+(\S+)/.exec(out)?.[1] };
     await server.stop();
     log(`seeding ${spec.users} users, ${spec.channels} channels, ${spec.messages} messages`);
     const seedFile = join(server.dataDir, 'bench-seed.json');
@@ -66,7 +68,8 @@ export class OwnServer implements Target {
   }
 
   private childEnv(): NodeJS.ProcessEnv {
-    return { ...process.env, STOA_DATA_DIR: this.dataDir, STOA_PORT: '0', STOA_LOG_LEVEL: 'warn', ...this.env };
+    // No access lines: this process keeps the server's stdout, and a line per request would pile up here.
+    return { ...process.env, STOA_DATA_DIR: this.dataDir, STOA_PORT: '0', STOA_LOG_LEVEL: 'warn', STOA_ACCESS_LOG: '0', ...this.env };
   }
 
   /** Starts the server; resolves with what it printed once it listens. */
@@ -99,6 +102,10 @@ export class OwnServer implements Target {
     return { rssMb: stat.memory / 1048576, cpu: stat.cpu };
   }
 
+  async cpuTime(): Promise<{ totalMs: number; mainMs: number } | null> {
+    return this.child?.pid ? processCpu(this.child.pid) : null;
+  }
+
   async stop(): Promise<void> {
     const child = this.child;
     if (!child || child.exitCode !== null) return;
@@ -112,6 +119,23 @@ export class OwnServer implements Target {
   async close(): Promise<void> {
     await this.stop();
     rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** utime + stime of a process and of its main thread, from /proc (Linux); null elsewhere. */
+export function processCpu(pid: number): { totalMs: number; mainMs: number } | null {
+  const ticks = (file: string) => {
+    // The fields after the parenthesised command name: utime and stime are the 12th and 13th.
+    const stat = readFileSync(file, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  };
+  try {
+    return { totalMs: ticks(`/proc/${pid}/stat`), mainMs: ticks(`/proc/${pid}/task/${pid}/stat`) };
+  } catch {
+    return null;
   }
 }
 
@@ -180,6 +204,10 @@ export class RemoteServer implements Target {
   }
 
   async usage(): Promise<null> {
+    return null;
+  }
+
+  async cpuTime(): Promise<null> {
     return null;
   }
 

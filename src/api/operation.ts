@@ -2,6 +2,7 @@ import type { RealmState } from '../model/realm-state.js';
 import type { UserRecord } from '../model/types.js';
 import type { Shard } from '../shard/shard.js';
 import type { ParamSchema } from '../lib/params.js';
+import type { Grant } from '../shard/desk-wire.js';
 
 export type { ParamSchema } from '../lib/params.js';
 
@@ -21,6 +22,25 @@ export type AuthMode =
   | 'webhook';
 
 
+/**
+ * A browser's request (the web app's /json/ routes, its pages, upload links): the session
+ * cookie as sent, the CSRF token of the X-CSRFToken header, whether the method writes, and the
+ * Origin when it names another site (front/session.ts).
+ */
+export interface BrowserRequest {
+  cookie?: string;
+  csrfToken?: string;
+  write: boolean;
+  crossOrigin?: string;
+}
+
+/** The session a request was authenticated by (api/sessions/auth.ts). */
+export interface SessionRef {
+  userId: number;
+  secret: string;
+  csrf: string;
+}
+
 export interface OpContext<P> {
   shard: Shard;
   realm: RealmState;
@@ -30,6 +50,12 @@ export interface OpContext<P> {
   userAgent: string;
   remoteAddr: string;
   requestId: string;
+  /** GET /events through the front end's long-poll path, which can keep a desk (events/desk.ts). */
+  longPoll?: boolean;
+  /** Set for a browser's request. */
+  browser?: BrowserRequest;
+  /** The session that authenticated the request, when a cookie did. */
+  session?: SessionRef;
   /** What the front end's per-address limits learn from the reply (Reply.unknownLogin). */
   outcome: { unknownLogin?: boolean };
 }
@@ -46,6 +72,11 @@ export interface Operation<P = Record<string, unknown>> {
    * messages); every other endpoint refuses them.
    */
   allowIncomingWebhooks?: boolean;
+  /**
+   * Answers without `ignored_parameters_unsupported` (the reference's webhook views: a service's
+   * form fields are no API parameters).
+   */
+  silentlyIgnoresParams?: boolean;
   handler(ctx: OpContext<P>): Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 
@@ -61,11 +92,16 @@ export interface Reply {
   file?: { path: string; contentType: string };
   /** Sent instead of `body`: bytes read from the store (a custom emoji's image). */
   bytes?: Uint8Array;
+  /** A GET /events answer's desk for its queue (events/desk.ts), for the front end, not the client. */
+  desk?: Grant;
+  /** Set-Cookie lines (a login or a logout: api/sessions/cookies.ts). */
+  cookies?: string[];
   /**
-   * Never sent; for the front end's per-address limits (front/guard.ts): whether the request
-   * authenticated as a user, and whether it was a password login for a username nobody has.
+   * Who the request was from, once authenticated: for the access log (front/request-log.ts),
+   * and the per-address limits (front/guard.ts), which give an authenticated request back.
    */
-  authenticated?: boolean;
+  userId?: number;
+  /** Never sent; for the per-address limits: a password login for a username nobody has. */
   unknownLogin?: boolean;
 }
 

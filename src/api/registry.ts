@@ -22,6 +22,7 @@ import { operations as realm } from './realm/index.js';
 import { operations as reminders } from './reminders/index.js';
 import { operations as savedSnippets } from './saved-snippets/index.js';
 import { operations as calls } from './calls/index.js';
+import { operations as passwordReset } from './password-reset/index.js';
 import { operations as realmDomains } from './realm-domains/index.js';
 import { operations as realmImages } from './realm-images/index.js';
 import { operations as exports } from './exports/index.js';
@@ -37,6 +38,7 @@ import { operations as subscriptions } from './subscriptions/index.js';
 import { operations as typing } from './typing/index.js';
 import { operations as uploads } from './uploads/index.js';
 import { operations as userGroups } from './user_groups/index.js';
+import { operations as sessions } from './sessions/index.js';
 import { operations as users } from './users/index.js';
 import { operations as userTopics } from './user-topics/index.js';
 import { operations as webhooks } from './webhooks/index.js';
@@ -53,6 +55,7 @@ export const operations: Record<string, Operation<any>> = {
   ...emailGateway,
   ...events,
   ...invites,
+  ...passwordReset,
   ...linkifiers,
   ...messages,
   ...playgrounds,
@@ -68,6 +71,7 @@ export const operations: Record<string, Operation<any>> = {
   ...welcomeTestOperations,
   ...scheduledMessages,
   ...server,
+  ...sessions,
   ...settings,
   ...streams,
   ...createChannel,

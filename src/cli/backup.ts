@@ -9,6 +9,7 @@ import { openShardStore } from '../store/shard-store.js';
 import { uploadsDir } from '../store/uploads.js';
 import { ZULIP_VERSION } from '../version.js';
 import { cliConfig, CliError } from './context.js';
+import { auditCli } from './server-client.js';
 
 /**
  * `stoa backup <dir>`, taken while the server runs.
@@ -80,6 +81,7 @@ export async function backup(target: string, check: (dir: string) => Promise<str
     renameSync(partial, dest);
     const bytes = stores.reduce((n, s) => n + s.bytes, 0);
     console.log(`Backed up ${dataDir} to ${dest}: ${stores.length} stores (${(bytes / 1048576).toFixed(1)} MiB, compacted), ${uploads} uploaded files`);
+    await auditCli(dataDir, { event: 'backup', dest, stores: stores.length, bytes });
   } catch (err) {
     rmSync(partial, { recursive: true, force: true });
     // Known failures are one line (cli/stoa.ts); so is anything else the file system throws.

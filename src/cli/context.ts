@@ -1,12 +1,13 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from '../config.js';
-import { setLogLevel } from '../lib/log.js';
+import { auditToStderr, setLogLevel } from '../lib/log.js';
 import type { RealmState } from '../model/realm-state.js';
 import { Shard } from '../shard/shard.js';
 import { Directory, type DirectoryEntry } from '../store/directory.js';
 import { checkDirectoryFile, checkShardFiles } from '../store/integrity.js';
 import { acquireLock, DataDirLockedError } from '../store/lock.js';
+import { ensureStoreFormat } from '../store/format.js';
 
 /** An error the CLI reports as one line (`stoa: <message>`) with exit status 1. */
 export class CliError extends Error {}
@@ -19,6 +20,7 @@ export class CliError extends Error {}
 export function cliConfig(needUrls = false): ResolvedConfig {
   const config = loadConfig();
   setLogLevel(config.logLevel);
+  auditToStderr();
   if (needUrls && !knownUrls(config)) {
     throw new CliError('the port is 0 and externalHost is not set, so realm URLs are unknown: set STOA_PORT or STOA_EXTERNAL_HOST');
   }
@@ -51,7 +53,9 @@ export async function withWriteAccess<T>(config: ResolvedConfig, fn: (directory:
   try {
     lock = acquireLock(config.dataDir);
   } catch (err) {
-    if (err instanceof DataDirLockedError) throw new CliError(`the server is running (pid ${err.pid}); stop it first`);
+    // A running server is reached through its admin socket (server-client.ts) before this: the
+    // holder is another admin command, or a server that could not open its socket.
+    if (err instanceof DataDirLockedError) throw new CliError(`process ${err.pid} holds the data directory (another admin command, or a server without its admin socket); try again once it is done`);
     throw err;
   }
   try {
@@ -60,6 +64,7 @@ export async function withWriteAccess<T>(config: ResolvedConfig, fn: (directory:
     const directory = new Directory(config.dataDir);
     try {
       checkShardFiles(config.dataDir, directory.list());
+      for (const notice of await ensureStoreFormat(config.dataDir, directory)) console.error(`stoa: ${notice}`);
       return await fn(directory);
     } finally {
       await directory.close();

@@ -5,7 +5,10 @@ import type { RealmRecord, UserRecord } from '../model/types.js';
 import { createRealm, describeCreatedRealm, inProcess } from '../realms.js';
 import type { Directory } from '../store/directory.js';
 import { openShardStore } from '../store/shard-store.js';
-import { cliConfig, findRealm, knownUrls, realmLabel, withReadAccess, withRealmShard, withWriteAccess } from './context.js';
+import type { CommandResult } from '../api/users/commands.js';
+import { realmUrl } from '../zuliprc.js';
+import { cliConfig, CliError, findRealm, knownUrls, realmLabel, withReadAccess, withRealmShard, withWriteAccess } from './context.js';
+import { runningServer, type ServerInfo } from './server-client.js';
 
 interface CreateOptions {
   subdomain: string;
@@ -16,8 +19,15 @@ interface CreateOptions {
 }
 
 async function create(opts: CreateOptions): Promise<void> {
-  const config = cliConfig(true);
   const ownerFullName = opts.ownerName ?? opts.ownerEmail.split('@')[0];
+  const server = runningServer(cliConfig().dataDir);
+  if (server) {
+    // The server makes it: it knows its own URLs, and serves the realm at once.
+    const result = await server.post<CommandResult>('/realm/create', { subdomain: opts.subdomain, name: opts.name.trim(), ownerEmail: opts.ownerEmail, ownerFullName, ownerPassword: opts.password });
+    if (!result.ok) throw new CliError(result.error);
+    return console.log(result.value.text);
+  }
+  const config = cliConfig(true);
   const created = await withWriteAccess(config, (directory) =>
     createRealm(
       config,
@@ -54,8 +64,7 @@ async function listRows(config: ResolvedConfig, directory: Directory): Promise<R
           if (user.isActive && !user.isBot) users++;
         }
         const external = knownUrls(config) ? config.externalHost : 'localhost:<port>';
-        const host = entry.subdomain ? `${entry.subdomain}.${external}` : external;
-        rows.push({ ...entry, url: `${config.scheme}://${host}`, users, deactivated: record?.deactivated ?? false });
+        rows.push({ ...entry, url: realmUrl({ scheme: config.scheme, externalHost: external }, entry.subdomain), users, deactivated: record?.deactivated ?? false });
       }
     } finally {
       await store.env.close();
@@ -74,7 +83,13 @@ function table(rows: RealmRow[]): string {
 }
 
 async function list(opts: { json?: boolean }): Promise<void> {
-  const config = cliConfig();
+  let config = cliConfig();
+  // A running server's URLs are the ones it answers at, whatever this shell's variables say.
+  const server = runningServer(config.dataDir);
+  if (server) {
+    const info = await server.get<ServerInfo>('/info');
+    config = { ...config, externalHost: info.externalHost, scheme: info.scheme, port: info.port };
+  }
   const rows = await withReadAccess(config, async (directory) => (directory ? listRows(config, directory) : []));
   if (opts.json) console.log(JSON.stringify(rows, null, 2));
   else if (rows.length === 0) console.log(`No realms in ${config.dataDir} yet (the server creates the root realm on its first start).`);
@@ -83,7 +98,13 @@ async function list(opts: { json?: boolean }): Promise<void> {
 
 async function setDeactivated(subdomain: string, deactivated: boolean): Promise<void> {
   const config = cliConfig();
-  const changed = await withWriteAccess(config, (directory) =>
+  const server = runningServer(config.dataDir);
+  const changed = server
+    ? await server.post<CommandResult>('/realm/active', { realm: subdomain, active: !deactivated }).then((r) => {
+        if (!r.ok) throw new CliError(r.error);
+        return r.value.changed as boolean;
+      })
+    : await withWriteAccess(config, (directory) =>
     withRealmShard(config, findRealm(directory, subdomain), (shard, realm) => doSetRealmDeactivated(shard, realm, deactivated)),
   );
   const state = deactivated ? 'deactivated' : 'active';

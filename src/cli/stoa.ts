@@ -5,19 +5,24 @@ import { ApiError } from '../lib/errors.js';
 import { RealmCreationError } from '../realms.js';
 import { CliError } from './context.js';
 import { realmCommands } from './realm.js';
+import { importCommands } from './import.js';
+import { exportCommands } from './export.js';
 import { seedCommand } from './seed.js';
 import { storeCommands } from './store.js';
 import { StoreError } from '../store/integrity.js';
 import { userCommands } from './user.js';
 
 /**
- * `stoa`: the admin CLI. It reads the server's configuration and works on its data directory
- * directly, so write commands need the server stopped (see store/lock.ts).
+ * `stoa`: the admin CLI. It reads the server's configuration. While a server runs on the data
+ * directory, user and realm commands go through it (its admin socket: server-client.ts);
+ * otherwise they work on the stores directly, under the data-directory lock (store/lock.ts).
  */
 const program = new Command('stoa')
   .description('Administer a Stoa server: realms, users and load-test data. Reads the same config as the server (config/default.json, STOA_CONFIG, STOA_* variables).')
   .showHelpAfterError('(run with --help for usage)');
 realmCommands(program);
+importCommands(program);
+exportCommands(program);
 userCommands(program);
 seedCommand(program);
 storeCommands(program);

@@ -10,12 +10,18 @@ import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { uploadsTmpDir } from '../store/uploads.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { paramParser } from './body.js';
-import { addressGuard, clientAddress, type AddressGuard, type Admission } from './guard.js';
-import { pageRouter } from './pages.js';
+import { monitoring } from './monitoring.js';
+import { noteRoute, noteUser, requestLog } from './request-log.js';
+import { clientAddress } from './client-address.js';
+import { addressGuard, type AddressGuard, type Admission } from './guard.js';
+import { apiErrorPage, isPagePath, pageRouter, sendPage } from './pages.js';
 import { acceptsParam, methodMatcher, orderRoutes } from './route-order.js';
+import { browserRequest } from './session.js';
 import { staticFiles } from './static.js';
 import { thumbnails } from './thumbnail.js';
+import { webAssets } from './web-assets.js';
 import { webhookParams } from './webhook.js';
 
 /**
@@ -30,11 +36,14 @@ export interface FrontEnd {
   realmFor(host: string): DirectoryEntry;
   /** The per-address limits (front/guard.ts). */
   guard: AddressGuard;
+  /** Watches a request to its end, for the access log and /metrics (front/request-log.ts). */
+  logRequest: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 function send(ctx: Context, reply: Reply): void {
   ctx.status = reply.status;
   if (reply.headers) ctx.set(reply.headers);
+  if (reply.cookies) ctx.set('set-cookie', reply.cookies);
   if (reply.file) {
     ctx.type = reply.file.contentType;
     ctx.body = createReadStream(reply.file.path);
@@ -47,6 +56,15 @@ function send(ctx: Context, reply: Reply): void {
   }
   ctx.type = 'application/json';
   ctx.body = reply.body;
+}
+
+/**
+ * A path served with other methods, as the reference's rest_dispatch answers it: the methods in
+ * `allowed_methods` and the `Allow` header, HEAD wherever GET is.
+ */
+function methodNotAllowed(served: string[]): ApiError {
+  const methods = served.includes('GET') && !served.includes('HEAD') ? [...served, 'HEAD'] : served;
+  return new ApiError('Method Not Allowed', { status: 405, data: { allowed_methods: methods }, headers: { Allow: methods.join(', ') } });
 }
 
 function sendError(ctx: Context, err: ApiError): void {
@@ -83,7 +101,8 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     try {
       await next();
     } catch (err) {
-      if (err instanceof ApiError) return sendError(ctx, err);
+      // A page (an invitation link, a password reset) is read by a person: errors in HTML.
+      if (err instanceof ApiError) return isPagePath(ctx.path) ? sendPage(ctx, apiErrorPage(err)) : sendError(ctx, err);
       log.error({ err, method: ctx.method, path: ctx.path }, 'unhandled error in front end');
       ctx.status = 500;
       ctx.type = 'application/json';
@@ -91,16 +110,19 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     }
   });
 
+  // Before the per-address limit: a scraper on an allowed address is not an anonymous client.
+  const monitor = monitoring(config, pool, directory);
+  app.use(monitor.middleware);
+
   app.use(staticFiles);
+  app.use(webAssets);
   app.use(thumbnails);
 
   // Every request is counted against its client's address before its body is read; those a
   // shard authenticates are given back when its reply comes (front/guard.ts).
   const guard = addressGuard(config, pool);
   app.use(async (ctx: Context, next: Next) => {
-    const address = clientAddress(ctx.req);
-    ctx.state.address = address;
-    const admission = await guard.admit(ctx.req, address, realmFor);
+    const admission = await guard.admit(ctx.req, clientAddress(ctx.req), realmFor);
     ctx.state.admission = admission;
     if (admission.headers) ctx.set(admission.headers);
     await next();
@@ -115,11 +137,15 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     return parser;
   };
   const router = new Router({ prefix: '/api/v1' });
+  // The web app's twin of /api/v1, as the reference's: the same operations, authenticated by
+  // the session cookie (and a CSRF token for writes) instead of HTTP Basic.
+  const jsonRouter = new Router({ prefix: '/json' });
   const methodsAt = methodMatcher(routes);
   for (const route of orderRoutes(routes)) {
     // `{name*}` takes the rest of the path (an upload's path id has several segments).
     const path = route.path.replace(/\{(\w+)\*\}/g, '*$1').replace(/\{(\w+)\}/g, ':$1');
-    const handle = async (ctx: Context) => {
+    const handle = async (ctx: Context, json: boolean) => {
+      noteRoute(ctx.req, `${json ? '/json' : '/api/v1'}${route.path}`);
       const realm = realmFor(ctx.host);
       const requestId = randomUUID();
       // A client that hangs up on a parked GET /events must not leave the poll parked.
@@ -129,38 +155,56 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
         if (!ctx.res.writableEnded) pool.cancel(realm.shard, requestId);
       };
       ctx.res.once('close', onClose);
-      const address = ctx.state.address as string;
+      // Upload links (outside /api/v1) open with HTTP Basic or, in a browser, the session.
+      const browser = json || ctx.state.pathParams?.__serve ? browserRequest(ctx.method, ctx.headers) : undefined;
+      const address = clientAddress(ctx.req);
+      const admission = ctx.state.admission as Admission;
       const loggedIn = route.login ? guard.login(address) : null;
       const reply = await pool.request(realm.shard, {
         kind: 'request',
         op: route.op,
         realmId: realm.id,
-        authorization: ctx.get('authorization') || undefined,
+        authorization: json ? undefined : ctx.get('authorization') || undefined,
         params: route.op === 'webhooks.incoming' ? webhookParams(ctx) : ctx.state.params,
         pathParams: { ...pathParams(ctx), ...ctx.state.pathParams },
         userAgent: ctx.get('user-agent'),
         remoteAddr: address,
         requestId,
-        addressOver: (ctx.state.admission as Admission).over,
+        addressOver: admission.over,
+        ...(browser ? { browser } : {}),
       });
       ctx.res.off('close', onClose);
-      (ctx.state.admission as Admission).settle(reply);
+      admission.settle(reply);
       loggedIn?.(reply);
+      noteUser(ctx.req, reply.userId);
+      // A person who opens an upload link logged out is sent to log in, as the reference does
+      // for a top-level page, rather than asked for HTTP Basic credentials.
+      if (reply.status === 401 && ctx.state.pathParams?.__serve && ctx.accepts('json', 'html') === 'html') {
+        ctx.redirect(`/login/?next=${encodeURIComponent(ctx.state.originalPath ?? '/')}`);
+        return;
+      }
       send(ctx, reply);
     };
     const parse = parserFor(route);
-    router.register(path, [route.method], async (ctx: Context, next: Next) => {
-      // A path this route does not take goes on to the next route that matches, or to the 404.
-      for (const [name, value] of Object.entries(pathParams(ctx))) if (!acceptsParam(name, value)) return next();
-      await parse(ctx, () => handle(ctx));
-    });
+    for (const [r, json] of [[router, false], [jsonRouter, true]] as const) {
+      r.register(path, [route.method], async (ctx: Context, next: Next) => {
+        // A path this route does not take goes on to the next route that matches, or to the 404.
+        for (const [name, value] of Object.entries(pathParams(ctx))) if (!acceptsParam(name, value)) return next();
+        await parse(ctx, () => handle(ctx, json));
+      });
+    }
   }
   // Unknown endpoints and wrong methods still answer in JSON.
   app.use(async (ctx: Context, next: Next) => {
     await next();
     if (ctx.body != null) return;
-    const methods = ctx.path.startsWith('/api/v1/') ? methodsAt(ctx.path.slice('/api/v1'.length)) : [];
-    if (methods.length > 0) sendError(ctx, new ApiError('Method Not Allowed', { status: 405 }));
+    const prefix = /^\/(api\/v1|json)\//.exec(ctx.path)?.[0];
+    const methods = prefix ? methodsAt(ctx.path.slice(prefix.length - 1)) : [];
+    if (methods.length > 0 && ctx.method === 'OPTIONS') {
+      // As the reference: which methods the path takes, and no body.
+      ctx.status = 204;
+      ctx.set('Allow', methodNotAllowed(methods).headers.Allow);
+    } else if (methods.length > 0) sendError(ctx, methodNotAllowed(methods));
     else sendError(ctx, notFound());
   });
   // Message links point at /user_uploads/... outside /api/v1, where the reference serves the file
@@ -168,6 +212,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   // path parameter that only the front end sets to answer with the file.
   app.use(async (ctx: Context, next: Next) => {
     if (ctx.method === 'GET' && ctx.path.startsWith('/user_uploads/')) {
+      ctx.state.originalPath = ctx.path;
       ctx.path = `/api/v1${ctx.path}`;
       ctx.state.pathParams = { __serve: 'file' };
     }
@@ -178,8 +223,9 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     }
     await next();
   });
-  app.use(pageRouter(realmFor, pool, parseParams));
+  app.use(pageRouter(realmFor, pool, parseParams, guard));
   app.use(router.routes());
+  app.use(jsonRouter.routes());
 
-  return { app, refreshRealms, realmFor, guard };
+  return { app, refreshRealms, realmFor, guard, logRequest: requestLog(monitor.observe) };
 }

@@ -5,6 +5,8 @@ import { ApiError, rateLimited } from '../lib/errors.js';
 import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
+import { clientAddress } from './client-address.js';
+import { browserRequest, sessionCookie } from './session.js';
 
 /**
  * Per-address limits, counted on the main thread: one count per address for the whole server,
@@ -24,9 +26,11 @@ import type { DirectoryEntry } from '../store/directory.js';
  *   An attempt is counted before it runs (hashing yields, and concurrent guesses would pass a
  *   limit recorded after them) and given back unless the reply says the name was unknown.
  *
- * The address is `clientAddress(req)`, computed once per request and passed along.
+ * The address is `clientAddress(req)` (front/client-address.ts: the peer, or behind a trusted
+ * proxy the client it names). Credentials are an Authorization header, an api_key in the URL or
+ * a browser's session cookie.
  */
-export const clientAddress = (req: IncomingMessage): string => req.socket.remoteAddress ?? '';
+export { clientAddress };
 
 export interface Admission {
   /** X-RateLimit-* of the address, for the answer. */
@@ -49,6 +53,14 @@ export interface AddressGuard {
 
 const API_KEY_PARAM = /[?&]api_key=([^&]*)/;
 const NONE: Admission = { settle: () => undefined };
+
+function decodeParam(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
 
 function refused(retryAfter: number, headers: Record<string, string> = {}): ApiError {
   const err = rateLimited(retryAfter);
@@ -76,8 +88,9 @@ export function addressGuard(config: ResolvedConfig, pool: ShardPool): AddressGu
       const { retryAfter, headers } = requests.take(address);
       const authorization = req.headers.authorization;
       const apiKey = API_KEY_PARAM.exec(req.url ?? '')?.[1];
+      const cookie = sessionCookie(req.headers);
       if (retryAfter > 0) {
-        if (!authorization && apiKey === undefined) throw refused(retryAfter, headers);
+        if (!authorization && apiKey === undefined && !cookie) throw refused(retryAfter, headers);
         // Over the limit: only a request its shard authenticates goes on, uncounted.
         let realm: DirectoryEntry;
         try {
@@ -85,14 +98,19 @@ export function addressGuard(config: ResolvedConfig, pool: ShardPool): AddressGu
         } catch {
           throw refused(retryAfter, headers);
         }
-        const ok = await pool.verify(realm.shard, { realmId: realm.id, authorization, apiKey: apiKey === undefined ? undefined : decodeURIComponent(apiKey.replace(/\+/g, ' ')) });
+        const ok = await pool.verify(realm.shard, {
+          realmId: realm.id,
+          authorization,
+          apiKey: apiKey === undefined ? undefined : decodeParam(apiKey),
+          browser: cookie ? browserRequest(req.method ?? 'GET', req.headers) : undefined,
+        });
         if (!ok) throw refused(retryAfter, headers);
         return { over: retryAfter, settle: () => undefined };
       }
       return {
         headers,
         settle(reply) {
-          if (reply.authenticated) requests.refund(address);
+          if (reply.userId !== undefined) requests.refund(address);
         },
       };
     },

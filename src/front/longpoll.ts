@@ -7,9 +7,14 @@ import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
 import { lastValues, withoutInternal } from './body.js';
-import { clientAddress, type AddressGuard } from './guard.js';
+import type { AddressGuard } from './guard.js';
+import { clientAddress } from './client-address.js';
+import { noteRoute, noteUser } from './request-log.js';
+import { browserRequest } from './session.js';
 
 const PATH = '/api/v1/events';
+// The web app polls the /json/ twin with its session cookie (front/session.ts).
+const JSON_PATH = '/json/events';
 
 /**
  * GET /api/v1/events, answered without Koa. A server holds one parked long-poll per connected
@@ -25,19 +30,40 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
     if (req.method !== 'GET') return false;
     const url = req.url ?? '';
     const q = url.indexOf('?');
-    if ((q < 0 ? url : url.slice(0, q)) !== PATH) return false;
+    const path = q < 0 ? url : url.slice(0, q);
+    if (path !== PATH && path !== JSON_PATH) return false;
     if (req.headers['transfer-encoding'] || (req.headers['content-length'] && req.headers['content-length'] !== '0')) return false;
-    void poll(req, res, q < 0 ? '' : url.slice(q + 1));
+    void poll(req, res, q < 0 ? '' : url.slice(q + 1), path === JSON_PATH);
     return true;
   };
 
-  async function poll(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
+  async function poll(req: IncomingMessage, res: ServerResponse, query: string, json: boolean): Promise<void> {
     let limitHeaders: Record<string, string> | undefined;
+    noteRoute(req, json ? JSON_PATH : PATH);
     try {
       const address = clientAddress(req);
       const admission = await guard.admit(req, address, realmFor);
       limitHeaders = admission.headers;
       const realm = realmFor(req.headers.host ?? '');
+      const params = withoutInternal(lastValues(parseQuery(query)));
+      // Most polls are answered at their queue's desk, without the shard (shard/desk.ts). Not the
+      // web app's: its session cookie, not a header, says who it is, and desks know headers.
+      const plain = json ? null : plainPoll(params);
+      const authorization = req.headers.authorization;
+      // (Not past the address's limit: the shard checks that the request authenticates.)
+      if (plain && authorization && admission.over === undefined) {
+        const answer = (reply: Reply) => {
+          admission.settle(reply);
+          noteUser(req, reply.userId);
+          if (stopping()) res.shouldKeepAlive = false;
+          write(res, limitHeaders ? { ...reply, headers: { ...limitHeaders, ...reply.headers } } : reply);
+        };
+        const ticket = pool.deskPoll(realm.shard, { realmId: realm.id, authorization, ...plain, answer });
+        if (ticket) {
+          if (!res.writableEnded) res.once('close', () => ticket.leave());
+          return;
+        }
+      }
       const requestId = randomUUID();
       // A client that hangs up must not leave its poll parked in the shard.
       const onClose = () => {
@@ -48,16 +74,19 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
         kind: 'request',
         op: 'events.get',
         realmId: realm.id,
-        authorization: req.headers.authorization || undefined,
-        params: withoutInternal(lastValues(parseQuery(query))),
+        authorization: json ? undefined : req.headers.authorization || undefined,
+        ...(json ? { browser: browserRequest('GET', req.headers) } : {}),
+        params,
         pathParams: {},
         userAgent: req.headers['user-agent'] ?? '',
         remoteAddr: address,
         requestId,
+        longPoll: !json,
         addressOver: admission.over,
       });
       res.off('close', onClose);
       admission.settle(reply);
+      noteUser(req, reply.userId);
       // A stopping server answers polls at once, empty: kept alive, the connection would bring
       // the next poll straight back, thousands a second until the grace period ends. Closed, the
       // client's reconnect finds no listener and backs off.
@@ -69,6 +98,32 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
       write(res, { status: 500, body: JSON.stringify(internalErrorBody) });
     }
   }
+}
+
+const CANONICAL_INTEGER = /^(0|-?[1-9]\d{0,14})$/;
+
+/**
+ * The parameters of a poll a desk may answer: queue_id, and last_event_id and dont_block in
+ * the one spelling each that the shard's parser reads the same way. Anything else (another
+ * parameter, which the answer would have to name as ignored; an odd spelling, which may be an
+ * error) goes to the shard.
+ */
+function plainPoll(params: Record<string, unknown>): { queueId: string; lastEventId?: number; dontBlock: boolean } | null {
+  let queueId: string | undefined;
+  let lastEventId: number | undefined;
+  let dontBlock = false;
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value !== 'string') return null;
+    if (name === 'queue_id') queueId = value;
+    else if (name === 'last_event_id') {
+      if (!CANONICAL_INTEGER.test(value)) return null;
+      lastEventId = Number(value);
+    } else if (name === 'dont_block') {
+      if (value !== 'true' && value !== 'false') return null;
+      dontBlock = value === 'true';
+    } else return null;
+  }
+  return queueId === undefined ? null : { queueId, lastEventId, dontBlock };
 }
 
 function write(res: ServerResponse, reply: Reply): void {

@@ -1,11 +1,17 @@
 import { createReadStream } from 'node:fs';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
+import { htmlPage } from '../api/html-page.js';
+import { clientAddress } from './client-address.js';
+import type { AddressGuard, Admission } from './guard.js';
+import { noteRoute, noteUser } from './request-log.js';
 import { ApiError } from '../lib/errors.js';
+import { escapeAll as h } from '../markdown/preprocess.js';
 import { pageRoutes } from '../routes.js';
 import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
+import { browserRequest } from './session.js';
 
 /**
  * Pages for people outside /api/v1 (src/routes.ts `pageRoutes`: the invitation sign-up page,
@@ -14,13 +20,45 @@ import type { DirectoryEntry } from '../store/directory.js';
  * hands the request to the realm's shard, which renders the whole page. The answers are HTML,
  * even when something fails before the shard renders one.
  */
-function errorPage(status: number, title: string): Reply {
-  const safe = title.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  const body = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${safe}</title></head><body><h1>${safe}</h1></body></html>\n`;
-  return { status, body, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } };
+function errorPage(status: number, title: string, text = '', headers: Record<string, string> = {}): Reply {
+  const page = htmlPage(status, title, `<h1>${h(title)}</h1>${text ? `\n<p>${h(text)}</p>` : ''}`);
+  return { ...page, headers: { ...page.headers, ...headers } };
+}
+
+const escape = (literal: string) => literal.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+// Each page path as a pattern: a `{name}` segment is any one segment; the trailing slash optional.
+const pagePatterns = pageRoutes.map((route) => {
+  const segments = route.path.replace(/\/$/, '').split('/').map((seg) => (/^\{\w+\}$/.test(seg) ? '[^/]+' : escape(seg)));
+  return new RegExp(`^${segments.join('/')}/?$`);
+});
+
+/** Whether a path is one of the pages (pageRoutes), whose answers are HTML even when they fail. */
+export function isPagePath(path: string): boolean {
+  return pagePatterns.some((re) => re.test(path));
+}
+
+/**
+ * An error met before a page's shard could render it (the per-address limit, an unknown host,
+ * a body too large), as a page in the frame of the others: a person reads it, not a program.
+ */
+export function apiErrorPage(err: ApiError): Reply {
+  if (err.code === 'RATE_LIMIT_HIT') {
+    const seconds = Math.ceil(Number(err.data['retry-after'] ?? 1));
+    return errorPage(429, 'Too many requests', `Too many requests from your address: try again in ${seconds} second${seconds === 1 ? '' : 's'}.`, err.headers);
+  }
+  if (err.status === 404) return errorPage(404, 'There is no organization at this address', err.message);
+  return errorPage(err.status, 'This page could not be shown', err.message, err.headers);
 }
 
 function sendPage(ctx: Context, reply: Reply): void {
+  if (reply.cookies) ctx.set('set-cookie', reply.cookies);
+  // A redirect (a login, a logout): its Location and nothing else.
+  if (reply.status >= 300 && reply.status < 400) {
+    ctx.status = reply.status;
+    ctx.set(reply.headers ?? {});
+    ctx.body = '';
+    return;
+  }
   // A file the shard found for the path (a data export's archive): streamed from disk.
   if (reply.file) {
     ctx.status = reply.status;
@@ -36,15 +74,28 @@ function sendPage(ctx: Context, reply: Reply): void {
     ctx.body = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
     return;
   }
+  // A page that sends the browser on (a call link to its BigBlueButton server).
+  if (reply.status >= 300 && reply.status < 400) {
+    ctx.status = reply.status;
+    ctx.set(reply.headers ?? {});
+    ctx.body = '';
+    return;
+  }
   // A shard answers a page operation with HTML; JSON means it failed before rendering one.
   const html = reply.headers?.['content-type']?.startsWith('text/html');
-  const page = html ? reply : errorPage(reply.status >= 400 ? reply.status : 500, reply.status === 500 ? 'Something went wrong' : 'This page could not be shown');
+  let page = reply;
+  if (!html) {
+    const { msg, code, ...data } = JSON.parse(reply.body) as { msg?: string; code?: string };
+    page = reply.status >= 500 ? errorPage(reply.status, 'Something went wrong') : apiErrorPage(new ApiError(msg ?? '', { code, status: reply.status >= 400 ? reply.status : 500, data, headers: reply.headers }));
+  }
   ctx.status = page.status;
   ctx.set(page.headers ?? {});
   ctx.body = page.body;
 }
 
-export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: ShardPool, parseParams: Middleware): Middleware {
+export { sendPage };
+
+export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: ShardPool, parseParams: Middleware, guard: AddressGuard): Middleware {
   const router = new Router();
   for (const route of pageRoutes) {
     const path = route.path.replace(/\{(\w+)\}/g, ':$1');
@@ -53,22 +104,34 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
     router.register(paths, [route.method], [
       parseParams,
       async (ctx: Context) => {
+        noteRoute(ctx.req, route.path);
         let realm: DirectoryEntry;
         try {
           realm = realmFor(ctx.host);
         } catch (err) {
-          if (err instanceof ApiError) return sendPage(ctx, errorPage(404, 'There is no organization at this address'));
+          if (err instanceof ApiError) return sendPage(ctx, apiErrorPage(err));
           throw err;
         }
+        const address = clientAddress(ctx.req);
+        const admission = ctx.state.admission as Admission | undefined;
+        // The login form: a name nobody has counts against the address (front/guard.ts).
+        const loggedIn = route.login ? guard.login(address) : null;
         const reply = await pool.request(realm.shard, {
           kind: 'request',
           op: route.op,
           realmId: realm.id,
+          // Pages that know who is asking (a call link) take the same credentials as the API.
+          authorization: ctx.get('authorization') || undefined,
           params: ctx.state.params,
           pathParams: (ctx as unknown as { params: Record<string, string> }).params,
           userAgent: ctx.get('user-agent'),
-          remoteAddr: ctx.state.address ?? '',
+          remoteAddr: address,
+          browser: browserRequest(ctx.method, ctx.headers),
+          addressOver: admission?.over,
         });
+        admission?.settle(reply);
+        loggedIn?.(reply);
+        noteUser(ctx.req, reply.userId);
         sendPage(ctx, reply);
       },
     ]);

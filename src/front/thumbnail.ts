@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { isImageUrl } from '../markdown/links.js';
+import { noteRoute } from './request-log.js';
 
 /**
  * GET /thumbnail?url=...&size=thumbnail|full: the URL message previews load images through
@@ -11,6 +12,7 @@ import { isImageUrl } from '../markdown/links.js';
  */
 export async function thumbnails(ctx: Context, next: Next): Promise<void> {
   if (ctx.path !== '/thumbnail' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+  noteRoute(ctx.req, '/thumbnail');
   const url = typeof ctx.query.url === 'string' ? ctx.query.url : '';
   const size = ctx.query.size;
   const refuse = (status: number, msg: string) => {

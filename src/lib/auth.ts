@@ -1,4 +1,5 @@
 import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { verifyDjangoPassword } from './django-hashers.js';
 import { rateLimited } from './errors.js';
 import { HashQueueFull, scryptOffPool } from './hasher.js';
 
@@ -60,11 +61,16 @@ export async function hashPassword(password: string): Promise<string> {
 
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
   if (!stored) return false;
+  // An imported account's hash from the reference (Django's encoding), kept as it came.
+  if (stored.startsWith(DJANGO_PREFIX)) return verifyDjangoPassword(password, stored.slice(DJANGO_PREFIX.length));
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt') return false;
   const expected = Buffer.from(hash, 'base64');
   const actual = await scrypt(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
   return timingSafeEqual(expected, actual);
 }
+
+/** Marks a stored hash as Django's (lib/django-hashers.ts), which imports carry over. */
+export const DJANGO_PREFIX = 'django$';
 
 export const generatePassword = () => randomAlphanumeric(20);

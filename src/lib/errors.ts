@@ -21,9 +21,12 @@ export class ApiError extends Error {
     this.headers = opts.headers ?? {};
   }
 
-  /** The response body: `{result, msg, code, ...data}`, in the reference's key order. */
+  /**
+   * The response body: `{result, msg, code, ...data}`, in the reference's key order. An error
+   * with a 2xx status (an unsupported webhook event) is a "success", as the reference answers it.
+   */
   body(): Record<string, unknown> {
-    return { result: 'error', msg: this.message, code: this.code, ...this.data };
+    return { result: this.status >= 200 && this.status < 300 ? 'success' : 'error', msg: this.message, code: this.code, ...this.data };
   }
 }
 

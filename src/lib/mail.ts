@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, openSync, closeSync, fsyncSync, renameSync, writeSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync, closeSync, fsyncSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { log } from './log.js';
@@ -19,6 +19,12 @@ export interface SmtpConfig {
   secure?: boolean;
   /** Refuse to send unless the server upgrades to TLS. */
   requireTLS?: boolean;
+  /** Never upgrade to TLS (a relay without a usable certificate). */
+  ignoreTLS?: boolean;
+  /** false: accept a certificate that does not verify. */
+  rejectUnauthorized?: boolean;
+  /** A PEM file of certificates to trust besides the system's (a relay's self-signed one). */
+  caFile?: string | null;
   user?: string | null;
   password?: string | null;
 }
@@ -74,6 +80,10 @@ export class Mailer {
         port: smtp.port ?? (smtp.secure ? 465 : 587),
         secure: smtp.secure ?? false,
         requireTLS: smtp.requireTLS ?? false,
+        ignoreTLS: smtp.ignoreTLS ?? false,
+        // A relay with a self-signed certificate: trust that certificate (caFile), or, as a last
+        // resort, any (rejectUnauthorized: false).
+        tls: { rejectUnauthorized: smtp.rejectUnauthorized ?? true, ...(smtp.caFile ? { ca: readFileSync(smtp.caFile) } : {}) },
         auth: smtp.user ? { user: smtp.user, pass: smtp.password ?? '' } : undefined,
         connectionTimeout: SMTP_TIMEOUT_MS,
         greetingTimeout: SMTP_TIMEOUT_MS,

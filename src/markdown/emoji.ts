@@ -39,8 +39,7 @@ export function emojiTables(): EmojiTables {
   return tables;
 }
 
-/** Where POST /register's server_emoji_data_url points (the reference's path); src/front serves it. */
-export const EMOJI_API_PATH = '/static/generated/emoji/emoji_api.json';
+export { EMOJI_API_PATH } from './emoji-url.js';
 
 /**
  * The file `server_emoji_data_url` names: `{"code_to_names": {code: [canonical, ...aliases]}}`,

@@ -123,10 +123,18 @@ export class RealmState {
     this.usersChanged();
   }
 
+  /**
+   * Told of every user record change, in every realm of this thread (the event queues' desks
+   * rest on credentials not having changed: api/events/desk.ts). Static, so that a repair after
+   * a failed commit, which replaces user records, keeps it.
+   */
+  static onUsersChanged: ((realmId: number) => void) | null = null;
+
   /** Call after changing a user record in place (role, name, activity, ...). */
   usersChanged(): void {
     this.usersVersion++;
     this.names = null;
+    RealmState.onUsersChanged?.(this.id);
   }
 
   /** `build()`'s JSON, kept under `key` until a user record changes. */

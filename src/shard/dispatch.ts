@@ -1,4 +1,5 @@
-import type { OpContext, Operation, Reply } from '../api/operation.js';
+import type { BrowserRequest, OpContext, Operation, Reply, SessionRef } from '../api/operation.js';
+import { checkCsrf, sessionRequired, sessionUser } from '../api/sessions/auth.js';
 import { operations } from '../api/registry.js';
 import { constantTimeEqual, parseBasic } from '../lib/auth.js';
 import { userLimitersOf } from '../api/server/rate-limit.js';
@@ -9,6 +10,7 @@ import { RawJson, stringifyWithRaw } from '../lib/raw-json.js';
 import type { RealmState } from '../model/realm-state.js';
 import { BOT_TYPE, ROLE, type UserRecord } from '../model/types.js';
 import type { Shard } from './shard.js';
+import { auditRequest } from './audit.js';
 
 /** What the front end sends for one HTTP request. */
 export interface RequestTask {
@@ -23,6 +25,13 @@ export interface RequestTask {
   remoteAddr: string;
   /** Unique per HTTP request: a long-poll is cancelled by it when its client goes away. */
   requestId?: string;
+  /** GET /events through the long-poll path: its answer may carry a desk (api/events/desk.ts). */
+  longPoll?: boolean;
+  /**
+   * A browser's request (the /json/ twin of /api/v1, pages, upload links): its session cookie
+   * authenticates it when no Authorization header does (api/sessions/auth.ts).
+   */
+  browser?: BrowserRequest;
   /**
    * The client's address is over its limit, and the request was let in for its credentials
    * (front/guard.ts): unless it authenticates as a user, it is refused with this retry-after.
@@ -78,6 +87,23 @@ function authenticateWebhook(realm: RealmState, key: unknown, authorization: str
   return found;
 }
 
+/**
+ * A request without an Authorization header that comes from a browser: its session, then the
+ * CSRF check for a write. Without a live session it is anonymous ('optional' operations) or
+ * refused with the reference's session challenge (the /json/ routes).
+ */
+function authenticateSession(shard: Shard, realm: RealmState, task: RequestTask, required: boolean): { user: UserRecord; session: SessionRef } | null {
+  const found = sessionUser(shard, realm, task.browser);
+  if (!found) {
+    if (required) throw sessionRequired();
+    return null;
+  }
+  checkCsrf(task.browser!, found.session);
+  if (realm.realm.deactivated) throw realmDeactivated();
+  if (!found.user.isActive) throw userDeactivated();
+  return found;
+}
+
 function checkRole(op: Operation, user: UserRecord | null): void {
   if (!op.role || !user) return;
   if (op.role === 'administrator' && user.role > ROLE.administrator) throw new ApiError('Must be an organization administrator', { code: 'UNAUTHORIZED_PRINCIPAL' });
@@ -98,7 +124,7 @@ export function errorReply(err: ApiError): Reply {
 /**
  * Counts the request against its user's rate limit (rateLimits in the config): the headers
  * every answer then carries, or RATE_LIMIT_HIT. Requests that do not authenticate are counted
- * per client address by the front end instead (front/guard.ts), told by Reply.authenticated.
+ * per client address by the front end instead (front/guard.ts), told by Reply.userId.
  */
 function rateLimit(shard: Shard, task: RequestTask, user: UserRecord | null): Record<string, string> | undefined {
   const limiters = user && userLimitersOf(shard);
@@ -119,6 +145,8 @@ export interface VerifyTask {
   authorization?: string;
   /** An incoming webhook's key from its URL. */
   apiKey?: string;
+  /** A browser's request with a session cookie (and no Authorization header). */
+  browser?: BrowserRequest;
 }
 
 /** Whether the credentials name an active user of the realm: a lookup, never a password hash. */
@@ -127,6 +155,7 @@ export function verifyCredentials(shard: Shard, task: VerifyTask): boolean {
   if (!realm) return false;
   try {
     if (task.apiKey !== undefined) return authenticateWebhook(realm, task.apiKey, task.authorization) !== null;
+    if (!task.authorization && task.browser) return sessionUser(shard, realm, task.browser)?.user.isActive === true && !realm.realm.deactivated;
     return authenticate(realm, task.authorization, true) !== null;
   } catch {
     return false;
@@ -134,46 +163,53 @@ export function verifyCredentials(shard: Shard, task: VerifyTask): boolean {
 }
 
 export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> {
-  const seen: Seen = { user: null, outcome: {} };
-  const reply = await run(shard, task, seen);
-  // For the front end's per-address limits; never sent.
-  reply.authenticated = seen.user !== null;
-  if (seen.outcome.unknownLogin) reply.unknownLogin = true;
+  const outcome: OpContext<unknown>['outcome'] = {};
+  const reply = await answer(shard, task, outcome);
+  // For the front end's per-address limits (front/guard.ts); never sent.
+  if (outcome.unknownLogin) reply.unknownLogin = true;
+  auditRequest(task, reply);
   return reply;
 }
 
-/** What the dispatch learnt of the request, whether it succeeded or not. */
-interface Seen {
-  user: UserRecord | null;
-  outcome: OpContext<unknown>['outcome'];
-}
-
-async function run(shard: Shard, task: RequestTask, seen: Seen): Promise<Reply> {
+async function answer(shard: Shard, task: RequestTask, outcome: OpContext<unknown>['outcome']): Promise<Reply> {
   let limitHeaders: Record<string, string> | undefined;
+  let user: UserRecord | null = null;
   try {
     const op = operations[task.op];
     if (!op) throw new Error(`no operation ${task.op}`);
     const realm = shard.realm(task.realmId);
     if (!realm) throw new Error(`shard ${shard.index} does not own realm ${task.realmId}`);
     if (op.auth !== 'none' && realm.realm.deactivated && !task.authorization) throw realmDeactivated();
-    const user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task.params.api_key, task.authorization) : authenticate(realm, task.authorization, op.auth === 'user');
-    seen.user = user;
+    let session: SessionRef | undefined;
+    if (op.auth !== 'none' && op.auth !== 'webhook' && task.browser && !task.authorization) {
+      const found = authenticateSession(shard, realm, task, op.auth === 'user');
+      user = found?.user ?? null;
+      session = found?.session;
+    } else {
+      user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task.params.api_key, task.authorization) : authenticate(realm, task.authorization, op.auth === 'user');
+    }
     if (!user && task.addressOver) throw rateLimited(task.addressOver);
     if (user && user.botType === BOT_TYPE.incomingWebhook && !op.allowIncomingWebhooks) throw unauthorized('This API is not available to incoming webhook bots.');
     limitHeaders = rateLimit(shard, task, user);
     checkRole(op, user);
     const { params, ignored } = parseParams<Record<string, unknown>>(op.params, task.params, task.pathParams, shard.config.requestLimits);
-    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '', outcome: seen.outcome };
+    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '', browser: task.browser, session, longPoll: task.longPoll, outcome };
     // A POST /register waiting for a consistent snapshot holds new work back (Shard.quiesced).
     if (shard.gate && !op.passesGate) await shard.gate;
     const fields = await op.handler(ctx);
-    const reply = fields.__reply ? (fields.__reply as Reply) : success(fields, ignored);
+    // A long-poll's desk goes to the front end, not into the body.
+    const desk = fields.__desk as Reply['desk'];
+    if (desk) delete fields.__desk;
+    const reply = fields.__reply ? (fields.__reply as Reply) : success(fields, op.silentlyIgnoresParams ? [] : ignored);
+    if (desk) reply.desk = desk;
     if (limitHeaders) reply.headers = { ...reply.headers, ...limitHeaders };
+    if (user) reply.userId = user.id;
     return reply;
   } catch (err) {
     if (err instanceof ApiError) {
       const reply = errorReply(err);
       if (limitHeaders) reply.headers = { ...limitHeaders, ...reply.headers };
+      if (user) reply.userId = user.id;
       return reply;
     }
     log.error({ err, op: task.op, shard: shard.index }, 'unhandled error in operation');

@@ -1,9 +1,14 @@
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import type { MessagePort } from 'node:worker_threads';
 import { serveHashes } from '../lib/hasher.js';
 import type { ResolvedConfig } from '../config.js';
 import type { Reply, RequestTask, VerifyTask } from './dispatch.js';
 import type { AdminTask } from './admin.js';
+import { ShardLink } from './link.js';
+import { FrontDesks, type DeskPoll, type DeskTicket } from './desk.js';
+import type { ShardNote } from './desk-wire.js';
+import { RateLimiter } from '../api/server/rate-limit.js';
 import { MessageIds } from '../store/message-ids.js';
 import { log } from '../lib/log.js';
 
@@ -14,18 +19,29 @@ import { log } from '../lib/log.js';
  * long-poll, an LMDB commit) never blocks the tasks queued behind it. idleTimeout is infinite:
  * the thread holds the shard's state and must never be recycled.
  *
+ * Tasks travel over a channel of the shard's own, in batches (link.ts); piscina starts the
+ * thread, replaces it after a crash, and hands it its end of the channel.
+ *
  * A shard's thread starts when it is first needed: at start for the shards that hold realms,
  * later for the one a new realm is placed on. A thread costs about 25 MB even idle, and a
  * one-realm server needs one, whatever `shards` says (it only spreads realms created later).
  */
 export class ShardPool {
   private readonly pools: (Piscina | undefined)[];
+  private readonly links: (ShardLink | undefined)[];
+  private readonly desks: (FrontDesks | undefined)[];
+  /** GET /events budgets for polls answered at a desk (the shards count them too). */
+  private readonly deskLimiter: RateLimiter | null;
   private readonly filename = new URL('./worker.js', import.meta.url).href;
   // One message-id counter for all shards (store/message-ids.ts); shared, not copied.
   private readonly messageIds = MessageIds.buffer();
 
   constructor(private readonly config: ResolvedConfig) {
     this.pools = new Array(config.shards).fill(undefined);
+    this.links = new Array(config.shards).fill(undefined);
+    this.desks = new Array(config.shards).fill(undefined);
+    const { enabled, perUser } = config.rateLimits;
+    this.deskLimiter = enabled && perUser.length > 0 ? new RateLimiter(perUser) : null;
   }
 
   get size(): number {
@@ -35,10 +51,10 @@ export class ShardPool {
   /** Set by ready(): shards started from then on run their durable jobs at once. */
   private jobsStarted = false;
 
-  private pool(index: number): Piscina {
-    const existing = this.pools[index];
+  private link(index: number): ShardLink {
+    const existing = this.links[index];
     if (existing) return existing;
-    const pool = (this.pools[index] = new Piscina({
+    const pool = new Piscina({
       filename: this.filename,
       minThreads: 1,
       maxThreads: 1,
@@ -47,17 +63,23 @@ export class ShardPool {
       maxQueue: Infinity,
       atomics: 'disabled',
       workerData: { index, config: this.config, messageIds: this.messageIds },
-    }));
+    });
+    this.pools[index] = pool;
     // Piscina re-emits a worker's uncaught error on the pool, and an 'error' event with no
     // listener ends the process, taking every other shard with it. The failed shard's thread
     // is replaced (minThreads), and reloads its realms from the store.
-    pool.on('error', (err) => {
-      log.error({ err, shard: index }, 'shard thread failed; a new one takes over from the store');
-      givePort(pool);
-    });
-    givePort(pool);
-    if (this.jobsStarted) pool.run({ kind: 'startJobs' }).catch(() => undefined);
-    return pool;
+    pool.on('error', (err) => log.error({ err, shard: index }, 'shard thread failed; a new one takes over from the store'));
+    // With its channel, each thread (a replacement too) gets a port for its password hashes,
+    // which the process's one hashing thread runs (lib/hasher.ts).
+    const link = (this.links[index] = new ShardLink((port: MessagePort) => {
+      const hashes = new MessageChannel();
+      serveHashes(hashes.port1);
+      return pool.run({ kind: 'link', port, hashPort: hashes.port2 }, { transferList: [port, hashes.port2] });
+    }));
+    const desks = (this.desks[index] = new FrontDesks((task) => link.notify(task), this.deskLimiter));
+    link.onNote = (note) => desks.note(note as ShardNote);
+    if (this.jobsStarted) link.call({ kind: 'startJobs' }).catch(() => undefined);
+    return link;
   }
 
   /**
@@ -66,54 +88,69 @@ export class ShardPool {
    * shard that holds no realm has no messages, so it may start later.
    */
   async ready(shards: Iterable<number>): Promise<void> {
-    await Promise.all([...new Set(shards)].map((index) => this.pool(index).run({ kind: 'admin', op: 'ping' })));
+    await Promise.all([...new Set(shards)].map((index) => this.link(index).call({ kind: 'admin', op: 'ping' })));
     // Durable jobs send messages, so they too wait until every shard has raised the counter.
     this.jobsStarted = true;
-    await Promise.all(this.running().map((pool) => pool.run({ kind: 'startJobs' })));
+    await Promise.all(this.running().map((link) => link.call({ kind: 'startJobs' })));
   }
 
+  /**
+   * A request for the shard. A GET or DELETE /events goes there only without a desk for its
+   * queue (a desk's poll is answered by deskPoll); an answer with a desk sets one up, before
+   * anything else the shard sent after it is read.
+   */
   request(shard: number, task: RequestTask): Promise<Reply> {
-    return this.pool(shard).run(task);
+    const link = this.link(shard);
+    if (task.op !== 'events.get' && task.op !== 'events.delete') return link.call(task);
+    const desks = this.desks[shard]!;
+    const queueId = task.params.queue_id;
+    if (typeof queueId === 'string') desks.forget(queueId);
+    const authorization = task.authorization;
+    return link.call<Reply>(task, (reply) => {
+      if (!reply.desk) return;
+      if (authorization) desks.grant(authorization, reply.desk);
+      delete reply.desk;
+    });
+  }
+
+  /** A GET /events answered at its queue's desk, without the shard; null: send it to the shard. */
+  deskPoll(shard: number, poll: DeskPoll): DeskTicket | null {
+    return this.desks[shard]?.poll(poll) ?? null;
   }
 
   /** Whether a request's credentials are good (front/guard.ts, for an address over its limit). */
   verify(shard: number, task: Omit<VerifyTask, 'kind'>): Promise<boolean> {
-    return this.pool(shard).run({ kind: 'verify', ...task });
+    return this.link(shard).call({ kind: 'verify', ...task });
   }
 
   /** Tells a shard that the client of a request went away (a parked long-poll is dropped). */
   cancel(shard: number, requestId: string): void {
-    this.pool(shard).run({ kind: 'cancel', requestId }).catch(() => undefined);
+    this.link(shard).notify({ kind: 'cancel', requestId });
   }
 
   admin<T>(shard: number, task: AdminTask): Promise<T> {
-    return this.pool(shard).run(task);
+    return this.link(shard).call(task);
   }
 
-  private running(): Piscina[] {
-    return this.pools.filter((pool): pool is Piscina => pool !== undefined);
+  /** The shards whose threads have started (those holding realms, and any used since). */
+  started(): number[] {
+    return this.pools.flatMap((pool, index) => (pool ? [index] : []));
+  }
+
+  private running(): ShardLink[] {
+    return this.links.filter((link): link is ShardLink => link !== undefined);
   }
 
   /** First step of a graceful stop: every shard answers its parked long-polls and parks no more. */
   async drain(): Promise<void> {
-    await Promise.all(this.running().map((pool) => pool.run({ kind: 'drain' })));
+    await Promise.all(this.running().map((link) => link.call({ kind: 'drain' })));
   }
 
   /** Saves the event queues, flushes and closes every shard's LMDB environment, stops the threads. */
   async close(): Promise<void> {
-    const pools = this.running();
-    await Promise.all(pools.map((pool) => pool.run({ kind: 'close' })));
-    await Promise.all(pools.map((pool) => pool.destroy()));
+    const links = this.running();
+    await Promise.all(links.map((link) => link.call({ kind: 'close' })));
+    await Promise.all(this.pools.map((pool) => pool?.destroy()));
+    for (const link of links) link.close();
   }
-}
-
-/**
- * A shard thread's password hashes come to the main thread, which runs them on the process's one
- * hashing thread (lib/hasher.ts): the port is the thread's first task, and a replacement
- * thread's too.
- */
-function givePort(pool: Piscina): void {
-  const { port1, port2 } = new MessageChannel();
-  serveHashes(port1);
-  pool.run({ kind: 'hashPort', port: port2 }, { transferList: [port2] }).catch(() => undefined);
 }

@@ -1,12 +1,15 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../config.js';
 import type { RealmState } from '../model/realm-state.js';
 import { MessageIds } from '../store/message-ids.js';
 import type { RealmRecord } from '../model/types.js';
+import { idsAcrossShards } from '../store/server-ids.js';
 import type { Database } from 'lmdb';
 import { openShardStore, PendingWrites, shardPath, WriteBatch, type Key, type ShardStore, type StoreView, type Touched } from '../store/shard-store.js';
 import { readModel, repairModel } from './model-rows.js';
 import { damageMap, guardTables, type DamageMap } from '../store/damage.js';
 import { EventBus } from './events.js';
+import type { ShardNote } from './desk-wire.js';
 import { TimerWheel } from '../lib/timer-wheel.js';
 import { log } from '../lib/log.js';
 import { storageError } from '../lib/errors.js';
@@ -23,6 +26,8 @@ const CLOSE_LIMIT_MS = 5_000;
 export class Shard implements StoreView {
   readonly realms = new Map<number, RealmState>();
   readonly events = new EventBus();
+  /** Sends a note to the front end over the shard's link (the worker sets it; a no-op elsewhere). */
+  toFront: (note: ShardNote) => void = () => {};
   /** The shard's clock for timers (event queues now; scheduled sends and retries later). */
   readonly wheel = new TimerWheel();
   private readonly seq = new Map<string, number>();
@@ -51,9 +56,10 @@ export class Shard implements StoreView {
 
   /**
    * Opens shard `index`. `idBuffer` is the server-wide message-id counter shared by the shard
-   * threads; without one (the CLI, tests) the shard counts on its own.
+   * threads; without one (the CLI, imports, tests) the counter starts above every shard's mark,
+   * so ids written with no server running stay unique and increasing server-wide.
    */
-  static open(index: number, config: ResolvedConfig, idBuffer?: SharedArrayBuffer): Shard {
+  static open(index: number, config: ResolvedConfig, idBuffer: SharedArrayBuffer = idsAcrossShards(config.dataDir)): Shard {
     let store: ShardStore;
     try {
       store = openShardStore(config.dataDir, index);
@@ -68,7 +74,29 @@ export class Shard implements StoreView {
 
   private load(): void {
     this.readSeqs();
+    this.readSecret();
     for (const realm of readModel(this, this.index).values()) this.addRealm(realm);
+  }
+
+  /**
+   * The shard's secret, made at its first open and kept in its store: links signed with it (a
+   * video call's join link posted in a message) must outlive a restart, and a backup restores it.
+   */
+  private secret!: Buffer;
+
+  private readSecret(): void {
+    const stored = this.store.meta.get('secret') as Uint8Array | undefined;
+    if (stored) {
+      this.secret = Buffer.from(stored);
+      return;
+    }
+    this.secret = randomBytes(32);
+    this.store.meta.putSync('secret', this.secret);
+  }
+
+  /** A key for one purpose, derived from the shard's secret: no two purposes share a key. */
+  signingKey(purpose: string): Buffer {
+    return createHmac('sha256', this.secret).update(purpose).digest();
   }
 
   /** The id counters; never lowered: an id a failed transaction took is skipped, not reused. */
@@ -144,8 +172,11 @@ export class Shard implements StoreView {
     return this.repairing;
   }
 
+  /** Told of every transaction's duration and outcome (shard/metrics.ts sets it in the server). */
+  commitObserver: ((seconds: number, ok: boolean) => void) | null = null;
+
   batch(): WriteBatch {
-    return new WriteBatch(this.store.env, this.pending, this.events, this.commitFailed);
+    return new WriteBatch(this.store.env, this.pending, this.events, this.commitFailed, this.commitObserver);
   }
 
   /** While set, requests wait before their handler runs (see quiesced()). */
@@ -195,6 +226,26 @@ export class Shard implements StoreView {
     this.seq.set(kind, id);
     batch.put(this.store.meta, `seq:${kind}`, id);
     return id;
+  }
+
+  /**
+   * Reserves `count` consecutive ids of a kind at once (an import's block), recording the
+   * counter in the batch; returns the id before the first of them.
+   */
+  reserve(batch: WriteBatch, kind: string, count: number): number {
+    const base = this.seq.get(kind) ?? 0;
+    this.seq.set(kind, base + count);
+    batch.put(this.store.meta, `seq:${kind}`, base + count);
+    return base;
+  }
+
+  /** reserve() for message ids, which come from the server-wide counter. */
+  reserveMessageIds(batch: WriteBatch, count: number): number {
+    const base = this.messageIds.current();
+    this.messageIds.raiseTo(base + count);
+    this.seq.set('message', base + count);
+    batch.put(this.store.meta, 'seq:message', base + count);
+    return base;
   }
 
   addRealm(realm: RealmState): void {

@@ -5,7 +5,10 @@ import { log, setLogLevel } from '../lib/log.js';
 import { runAdmin, type AdminTask } from './admin.js';
 import { dispatch, verifyCredentials, type RequestTask, type VerifyTask } from './dispatch.js';
 import { Shard } from './shard.js';
+import { serveLink } from './link.js';
+import type { DeskTask } from './desk-wire.js';
 import { jobsOf } from './jobs.js';
+import { metricsOf } from './metrics.js';
 import { queuesOf } from '../api/events/manager.js';
 import { SERVER_GENERATION } from '../api/events/register-realm.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../version.js';
@@ -14,7 +17,7 @@ import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../version
 const { index, config, messageIds } = workerData as { index: number; config: ResolvedConfig; messageIds: SharedArrayBuffer };
 setLogLevel(config.logLevel);
 // Password hashes go to the main thread's hashing thread (lib/hasher.ts), over the port that
-// ShardPool sends as this thread's first task.
+// ShardPool sends with the thread's link (its first task).
 let hashPortArrived: (port: MessagePort) => void = () => undefined;
 hashThroughPort(new Promise((resolve) => (hashPortArrived = resolve)));
 // An unhandled rejection would end this thread, and with it the shard's realms: log it instead.
@@ -22,6 +25,8 @@ hashThroughPort(new Promise((resolve) => (hashPortArrived = resolve)));
 // handles the failure itself.)
 process.on('unhandledRejection', (reason) => log.error({ err: reason, shard: index }, 'unhandled promise rejection in shard'));
 const shard = Shard.open(index, config, messageIds);
+// Before any commit: the metrics observe every transaction from the first.
+metricsOf(shard);
 shard.wheel.start();
 // Queues resume after a stop or a crash, each with a `restart` event.
 await queuesOf(shard).journal.restore({
@@ -32,15 +37,21 @@ await queuesOf(shard).journal.restore({
   server_generation: SERVER_GENERATION,
 });
 
-export type ShardTask = RequestTask | VerifyTask | AdminTask | { kind: 'hashPort'; port: MessagePort } | { kind: 'cancel'; requestId: string } | { kind: 'drain' } | { kind: 'startJobs' } | { kind: 'close' };
+export type ShardTask = RequestTask | VerifyTask | AdminTask | { kind: 'cancel'; requestId: string } | { kind: 'drain' } | { kind: 'startJobs' } | { kind: 'close' } | { kind: 'link'; port: MessagePort; hashPort?: MessagePort } | DeskTask;
 
 export default async function handle(task: ShardTask): Promise<unknown> {
   switch (task.kind) {
+    case 'link':
+      // The only task piscina carries: every other comes over this channel (link.ts).
+      shard.toFront = serveLink(task.port, handle);
+      if (task.hashPort) hashPortArrived(task.hashPort);
+      return null;
+    case 'deskPoll':
+    case 'deskIdle':
+      queuesOf(shard).desks.run(task);
+      return null;
     case 'request':
       return dispatch(shard, task);
-    case 'hashPort':
-      hashPortArrived(task.port);
-      return null;
     case 'verify':
       return verifyCredentials(shard, task);
     case 'admin':

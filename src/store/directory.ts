@@ -10,6 +10,7 @@ import { open, type Database, type RootDatabase } from 'lmdb';
  *
  *   realms  subdomain     -> DirectoryEntry
  *   meta    'seq:realm'   -> last realm id handed out
+ *           'format'      -> the data directory's format version (store/format.ts)
  *
  * A realm's shard is chosen by hashing its subdomain once and then recorded: changing the shard
  * count later moves no realm.
@@ -22,6 +23,9 @@ export interface DirectoryEntry {
 }
 
 export const directoryPath = (dataDir: string) => join(dataDir, 'directory');
+
+/** The owner's zuliprc a realm's creation writes: `<dataDir>/zuliprc` for the root realm, `<dataDir>/<subdomain>.zuliprc`. */
+export const zuliprcPath = (dataDir: string, subdomain: string) => join(dataDir, subdomain ? `${subdomain}.zuliprc` : 'zuliprc');
 
 export class Directory {
   private readonly env: RootDatabase;
@@ -62,6 +66,15 @@ export class Directory {
       this.meta.put('seq:realm', id);
     });
     return { id, shard: digest.readUInt32BE(0) % shardCount };
+  }
+
+  /** The data format version recorded, or undefined (a data directory from before versions). */
+  format(): number | undefined {
+    return this.meta.get('format');
+  }
+
+  async setFormat(version: number): Promise<void> {
+    await this.meta.put('format', version);
   }
 
   async add(entry: DirectoryEntry): Promise<void> {

@@ -27,7 +27,8 @@ import type { Key } from './write-batch.js';
  *                                                 links; used and revoked ones stay)
  *   inviteKeys [realmId, key]                  -> inviteId: the secret of a /join/<key>/ link
  *   meta      'seq:<kind>'                     -> last id handed out (user, stream, group;
- *                                                 'seq:message' is this shard's high-water mark)
+ *                                                 'seq:message' is this shard's high-water mark);
+ *             'secret'                         -> 32 random bytes, the shard's signing secret
  *
  * Messages (see store/messages.ts for how they are read):
  *
@@ -69,6 +70,10 @@ import type { Key } from './write-batch.js';
  *                                                          messages and reminders)
  *   exports     [realmId, exportId]                      -> RealmExportRecord  data exports; the
  *                                                          archives are files (api/exports/)
+ *   sessions    [realmId, userId, sha256(token)]         -> SessionRecord  the web app's browser
+ *                                                          sessions (store/sessions.ts)
+ *   passwordResets [realmId, sha256(token)]              -> PasswordResetRecord  a reset link's
+ *                                                          record; the token itself is only mailed
  *
  * Sends write a constant number of rows whatever the channel's size: per-user state is sparse
  * (model/read-state.ts explains the watermark), and "who received it" is derived from the
@@ -124,6 +129,8 @@ export interface ShardStore {
   navigationViews: Database;
   exports: Database;
   scheduled: Database;
+  sessions: Database;
+  passwordResets: Database;
 }
 
 export function shardPath(dataDir: string, shard: number): string {
@@ -189,6 +196,8 @@ export function openShardStore(dataDir: string, shard: number, readOnly = false)
     navigationViews: db('navigationViews'),
     scheduled: db('scheduled'),
     exports: db('exports'),
+    sessions: db('sessions'),
+    passwordResets: db('passwordResets'),
   };
 }
 

@@ -154,6 +154,8 @@ export class WriteBatch {
      * repairs what memory holds of them); returns the error the action throws instead.
      */
     private readonly failed: ((err: unknown, touched: Touched) => Error) | null = null,
+    /** Told how long each transaction took, and whether it committed (shard/metrics.ts). */
+    private readonly timed: ((seconds: number, ok: boolean) => void) | null = null,
   ) {}
 
   /** An event of this action, for the users `userIds`, delivered after the commit. */
@@ -206,6 +208,7 @@ export class WriteBatch {
     this.count = 0;
     this.pending.begin();
     let ok = false;
+    const started = this.timed ? performance.now() : 0;
     try {
       await this.env.transaction(() => {
         for (const [db, table] of ops) {
@@ -221,6 +224,7 @@ export class WriteBatch {
       // lmdb-js batched with it), so none of this action's writes or events exist.
       throw this.failed ? this.failed(err, [...ops].map(([db, table]) => [db, [...table.values()].map((op) => op.key)])) : err;
     } finally {
+      this.timed?.((performance.now() - started) / 1000, ok);
       for (const [db, table] of ops) for (const { key, entry } of table.values()) this.pending.settle(db, key, entry);
       ticket?.settle(ok);
       this.pending.end();

@@ -1,27 +1,17 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { runBench } from './run-bench.js';
 
 /**
  * `npm run bench -- --quick` end to end, so that the bench cannot rot: every scenario runs
  * against a server of its own and the report says so. Figures are not judged here (timing
  * belongs to the bench itself); errors are.
  */
-const RUN = fileURLToPath(new URL('../../bench/run.js', import.meta.url));
 
 t.test('bench --quick runs every scenario and writes its report', async (t) => {
   t.setTimeout(240_000);
-  const out = mkdtempSync(join(tmpdir(), 'stoa-bench-report-'));
-  t.teardown(() => rmSync(out, { recursive: true, force: true }));
-  const child = spawn(process.execPath, [RUN, '--quick', '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => (stdout += c));
-  child.stderr.on('data', (c) => (stderr += c));
-  const code = await new Promise((resolve) => child.on('exit', resolve));
+  const { code, stdout, stderr, out } = await runBench(t, ['--quick']);
   t.equal(code, 0, `the bench exits cleanly${code === 0 ? '' : `: ${stderr.slice(-2000)}`}`);
 
   const files = readdirSync(out).filter((f) => f.endsWith('.json'));
@@ -42,6 +32,8 @@ t.test('bench --quick runs every scenario and writes its report', async (t) => {
   t.equal(byId.P5.details.errors, 0, 'P5: every history read succeeded');
   t.ok(byId.P8.details.marked >= 1000, 'P8: the messages were marked read');
   t.equal(byId.P9.details.steps[0].errors, 0, 'P9: the first step ran without errors');
+  t.equal(byId.DELIVERY?.details.count, 50, 'DELIVERY: every round reached all 50 pollers');
+  t.ok(byId.DELIVERY?.details.msPerRound > 0, "DELIVERY: the server's CPU per round was read");
   t.ok(typeof byId.P4.details.rssMb === 'number' && byId.P4.details.rssMb > 0, 'P4: the server RSS was read');
   t.match(stdout, /baseline \(bare Koa\): \d+ req\/s/, 'the table is printed');
   for (const r of report.results) t.ok(r.pass === null || typeof r.pass === 'boolean', `${r.id} has a verdict`);

@@ -91,7 +91,13 @@ export const UNDOCUMENTED: { method: string; path: string; schema: Record<string
   { method: 'GET', path: '/bot_storage', schema: obj({ storage: strings }) },
   { method: 'PUT', path: '/bot_storage', schema: obj({}) },
   { method: 'DELETE', path: '/bot_storage', schema: obj({}) },
-  { method: 'POST', path: '/external/{integration}', schema: obj({}) },
+  // An unsupported event is a "success" with the error's code and data (the reference's 2xx
+  // JsonableError); Slack-compatible webhooks answer Slack's `ok` too.
+  {
+    method: 'POST',
+    path: '/external/{integration}',
+    schema: obj({ code: { enum: ['UNSUPPORTED_WEBHOOK_EVENT_TYPE'] }, webhook_name: { type: 'string' }, event_type: { type: ['string', 'null'] }, ok: { const: true } }, []),
+  },
   // Message reminders, feature levels 381 and 399: newer than the 10.2 description (the reminder's
   // shape is in helpers/openapi-later.ts, with the reminders events and /register key).
   { method: 'POST', path: '/reminders', schema: obj({ reminder_id: { type: 'integer' } }) },

@@ -22,6 +22,9 @@ t.test('npm start: a bad configuration stops the start', async (t) => {
     ['a bad STOA_PORT', { STOA_PORT: 'eighty' }, /^stoa: STOA_PORT must be a non-negative integer, got "eighty"\n$/],
     ['a bad STOA_SHARDS', { STOA_SHARDS: '0' }, /^stoa: invalid option "shards": must be >= 1\n$/],
     ['a bad STOA_LOG_LEVEL', { STOA_LOG_LEVEL: 'chatty' }, /^stoa: invalid option "logLevel"/],
+    ['a nested option of the wrong type', { STOA_CONFIG: configFile('nested-type.json', '{"rateLimits": {"perIp": 5}}') }, /^stoa: invalid option "rateLimits\.perIp": must be array\n$/],
+    ['an unknown nested option', { STOA_CONFIG: configFile('nested-unknown.json', '{"eventQueues": {"maxPerUsr": 5}}') }, /^stoa: invalid option "eventQueues": must NOT have additional properties "maxPerUsr"\n$/],
+    ['an unreadable SMTP CA file', { STOA_CONFIG: configFile('ca.json', '{"email": {"smtp": {"host": "mail", "caFile": "/nonexistent/ca.pem"}}}') }, /^stoa: invalid option "email\.smtp\.caFile": cannot read \/nonexistent\/ca\.pem: ENOENT/],
   ];
   for (const [what, env, message] of cases) {
     t.test(`refuses ${what}`, async (t) => {
@@ -39,7 +42,7 @@ t.test('npm start: a bad configuration stops the start', async (t) => {
     const dataDir = join(dir, 'second');
     const res = await runToExit({ STOA_PORT: String(running.port), STOA_DATA_DIR: dataDir });
     t.equal(res.code, 1, 'exit status 1');
-    t.match(res.stderr, /^stoa: failed to start: listen EADDRINUSE/, 'says the address is in use');
+    t.match(res.stderr, new RegExp(`^stoa: failed to start: listen EADDRINUSE: port ${running.port} on 127\\.0\\.0\\.1 is in use .*set STOA_PORT`), 'says the address is in use, and which setting to change');
     t.notMatch(res.stdout, /Stoa listening/, 'does not claim to listen');
     t.notOk(existsSync(join(dataDir, 'stoa.pid')), 'the lock is released');
   });

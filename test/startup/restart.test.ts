@@ -16,7 +16,9 @@ t.test('npm start: a second start reuses the data', async (t) => {
   t.notMatch(out, /Created organization/, 'no new organization is created');
   t.notMatch(out, /owner (email|password|API key):/, 'no credentials are printed');
   t.match(out, /^Stoa listening on /m, 'it only says where it listens');
-  t.equal(readFileSync(join(dataDir, 'zuliprc'), 'utf8'), zuliprc, 'the zuliprc is left as it was');
+  // Port 0 picked another port, so the realm's URL moved: the zuliprc follows it, and says so.
+  t.equal(readFileSync(join(dataDir, 'zuliprc'), 'utf8'), zuliprc.replace(/^site=.*$/m, `site=http://localhost:${second.port}`), 'the zuliprc keeps its credentials, with the new port in its site');
+  t.match(second.stderr(), /zuliprc: site changed from http:\/\/localhost:\d+ to http:\/\/localhost:\d+/, 'and the start says it rewrote it');
 
   const me = await http(second.port, { path: '/users/me', host: `localhost:${second.port}`, auth: owner });
   t.equal(me.status, 200, 'the old API key still works');

@@ -22,8 +22,8 @@ export interface ServerProcess {
 const LISTENING = /^Stoa listening on http:\/\/(\S+):(\d+) \(data in (.+), (\d+) shards\)$/m;
 
 /** Starts the server; fails if it exits or stays silent for 30 s first. */
-export function spawnServer(t: { teardown(fn: () => unknown): void }, env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN], { env: cleanEnv({ STOA_SHARDS: '2', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnServer(t: { teardown(fn: () => unknown): void }, env: Record<string, string>, args: string[] = []): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: cleanEnv({ STOA_SHARDS: '2', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.on('data', (c) => { out += c; if (process.env.STOA_TEST_SERVER_STDERR) process.stderr.write(c); });
@@ -52,8 +52,8 @@ export function spawnServer(t: { teardown(fn: () => unknown): void }, env: Recor
 }
 
 /** Runs main.js to its exit, for starts that must fail. */
-export function runToExit(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [MAIN], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export function runToExit(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));

@@ -1,4 +1,5 @@
 import { badRequest } from '../../lib/errors.js';
+import { RawJson } from '../../lib/raw-json.js';
 import { me, operation, type OpContext } from '../operation.js';
 import { queuesOf } from './manager.js';
 import { registerSchema, type RegisterParams } from './register-params.js';
@@ -81,8 +82,8 @@ const getEvents = operation<{ queue_id: string; last_event_id?: number; dont_blo
   handler: async (ctx) => {
     const manager = queuesOf(ctx.shard);
     const queue = manager.get(ctx.params.queue_id, ctx.realm, me(ctx));
-    const events = await manager.poll(queue, ctx.params.last_event_id, ctx.params.dont_block, ctx.requestId);
-    return { events, queue_id: queue.id };
+    const { json, grant } = await manager.poll(queue, ctx.params.last_event_id, ctx.params.dont_block, ctx.requestId, ctx.longPoll === true);
+    return { events: new RawJson(json), queue_id: queue.id, ...(grant ? { __desk: grant } : {}) };
   },
 });
 

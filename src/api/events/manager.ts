@@ -5,9 +5,14 @@ import type { UserRecord } from '../../model/types.js';
 import type { Emitted, EventSink } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
 import type { Touched, WriteBatch } from '../../store/shard-store.js';
+import type { Timer } from '../../lib/timer-wheel.js';
 import { EventJournal } from './journal.js';
-import { EventQueue, type QueuedEvent, type QueueOptions, type SavedQueue, type ShapedEvent } from './queue.js';
+import { EventQueue, type PollAnswer, type QueueOptions, type SavedQueue, type ShapedEvent } from './queue.js';
 import { shapeEvent } from './shape.js';
+import { ShardDesks } from './desk.js';
+
+/** A poll's answer with no events. */
+const NONE = '[]';
 
 /**
  * A shard's event queues, and the fan-out from its event bus to them.
@@ -23,7 +28,8 @@ import { shapeEvent } from './shape.js';
  * Parked polls are plain pending promises in the shard's thread, so thousands cost memory only,
  * and never hold up other requests. Each parked poll owns a heartbeat timer on the shard's wheel;
  * a queue with no poll parked owns an expiry timer instead (queue_lifespan_secs after its last
- * poll ended).
+ * poll ended). Once a queue's client polls through the front end's long-poll path, the front end
+ * keeps a desk for it and answers its polls itself (desk.ts): deliveries are then pushed there.
  *
  * Queues are bounded, so that no client can make the server hold unbounded memory and event-log
  * rows: a user has at most `eventQueues.maxPerUser` queues (registering one more drops their
@@ -41,15 +47,28 @@ export class QueueManager implements EventSink {
   /** Set when the server stops: polls answer at once instead of parking. */
   private draining = false;
   readonly journal: EventJournal;
+  /** The front end's desks, as this side sees them. */
+  readonly desks: ShardDesks;
 
   constructor(private readonly shard: Shard) {
     this.journal = new EventJournal(shard, this);
+    this.desks = new ShardDesks(shard, {
+      queue: (id) => this.queues.get(id),
+      armExpiry: (queue) => this.armExpiry(queue),
+      cancelExpiry: (queue) => this.cancelExpiry(queue),
+      heartbeat: (queue) => this.scheduleHeartbeat(queue),
+    });
     shard.events.sink = this;
     shard.repaired.push((touched) => this.resync(touched));
   }
 
   private get limits() {
     return this.shard.config.eventQueues;
+  }
+
+  /** Long-polls waiting for events (for /metrics). */
+  get parkedCount(): number {
+    return this.parkedBy.size;
   }
 
   get size(): number {
@@ -69,7 +88,7 @@ export class QueueManager implements EventSink {
     // Over the user's cap, their least recently used queues go (a parked poll counts as in use).
     const own = [...(this.byUser.get(`${opts.realmId}:${opts.userId}`) ?? [])];
     if (own.length >= this.limits.maxPerUser) {
-      own.sort((a, b) => Number(a.parked !== null) - Number(b.parked !== null) || a.lastUsed - b.lastUsed);
+      own.sort((a, b) => Number(a.polling) - Number(b.polling) || a.lastUsed - b.lastUsed);
       for (const old of own.slice(0, own.length - this.limits.maxPerUser + 1)) this.drop(old, batch, 'over the per-user queue cap');
     }
     const queue = this.add(new EventQueue(opts, this.shard.allocate(batch, 'queue')));
@@ -106,18 +125,19 @@ export class QueueManager implements EventSink {
   }
 
   /** Takes a queue out of memory (its row, if any, is the caller's business). */
-  private forget(queue: EventQueue, err?: Error): void {
+  private forget(queue: EventQueue, err?: ApiError): void {
     if (this.queues.get(queue.id) !== queue) return;
+    // Out of the map first: a poll answered below gets no desk for it.
+    this.queues.delete(queue.id);
+    if (queue.remote) this.desks.dropped(queue, err);
     if (err && queue.parked) {
       const parked = queue.parked;
       queue.parked = null;
       this.parkedBy.delete(parked.requestId);
       this.shard.wheel.cancel(parked.heartbeat);
       parked.reject(err);
-    } else this.finish(queue, []);
-    if (queue.expiry) this.shard.wheel.cancel(queue.expiry);
-    queue.expiry = null;
-    this.queues.delete(queue.id);
+    } else this.finish(queue, NONE);
+    this.cancelExpiry(queue);
     const key = `${queue.opts.realmId}:${queue.opts.userId}`;
     this.byUser.get(key)?.delete(queue);
     if (this.byUser.get(key)?.size === 0) this.byUser.delete(key);
@@ -136,6 +156,9 @@ export class QueueManager implements EventSink {
    * take back their stored ceiling.
    */
   private resync(touched: Touched): void {
+    // Every desk goes (a repaired user record may have changed credentials): a flag per queue.
+    for (const queue of this.queues.values()) this.desks.local(queue);
+    this.desks.reset();
     const { queues } = this.shard.store;
     const batch = this.shard.batch();
     for (const [db, keys] of touched) {
@@ -155,28 +178,36 @@ export class QueueManager implements EventSink {
    * GET /events: acknowledges up to lastEventId, then answers with what is queued, or parks
    * until an event comes or the heartbeat is due.
    */
-  poll(queue: EventQueue, lastEventId: number | undefined, dontBlock: boolean, requestId: string): Promise<QueuedEvent[]> | QueuedEvent[] {
+  poll(queue: EventQueue, lastEventId: number | undefined, dontBlock: boolean, requestId: string, desk = false): Promise<PollAnswer> | PollAnswer {
+    // Through here, the front end holds no desk for the queue (it dropped it before asking).
+    this.desks.local(queue);
     if (lastEventId !== undefined) {
       if (lastEventId < queue.newestPruned) throw badRequest(`An event newer than ${lastEventId} has already been pruned!`);
       if (lastEventId > queue.lastEventId) throw badRequest(`Event ${lastEventId} was not in this queue`);
       queue.prune(lastEventId);
     }
     // A new poll finishes the one parked before it.
-    this.finish(queue, []);
+    this.finish(queue, NONE);
     queue.lastUsed = Date.now();
     if (queue.size > 0 || dontBlock || this.draining) {
       this.armExpiry(queue);
-      return queue.events();
+      return this.answer(queue, queue.eventsJson(), desk);
     }
-    if (queue.expiry) this.shard.wheel.cancel(queue.expiry);
-    queue.expiry = null;
+    this.cancelExpiry(queue);
     return new Promise((resolve, reject) => {
-      const heartbeatAt = Date.now() + this.shard.config.heartbeatSeconds * 1000;
-      // The heartbeat takes an id like any event, so it goes through the bus in commit order.
-      const heartbeat = this.shard.wheel.schedule(heartbeatAt, () => this.shard.events.emitTo(queue.opts.realmId, queue.id, { type: 'heartbeat' }));
-      queue.parked = { requestId, resolve, reject, heartbeat };
+      queue.parked = { requestId, resolve, reject, heartbeat: this.scheduleHeartbeat(queue), desk };
       this.parkedBy.set(requestId, queue);
     });
+  }
+
+  /** A poll's answer; for the long-poll path, with a desk for the queue (desk.ts). */
+  private answer(queue: EventQueue, json: string, desk: boolean): PollAnswer {
+    return desk && !this.draining && this.queues.get(queue.id) === queue ? { json, grant: this.desks.grant(queue) } : { json };
+  }
+
+  /** The heartbeat takes an id like any event, so it goes through the bus in commit order. */
+  private scheduleHeartbeat(queue: EventQueue): Timer {
+    return this.shard.wheel.schedule(Date.now() + this.shard.config.heartbeatSeconds * 1000, () => this.shard.events.emitTo(queue.opts.realmId, queue.id, { type: 'heartbeat' }));
   }
 
   /**
@@ -185,16 +216,17 @@ export class QueueManager implements EventSink {
    */
   drain(): void {
     this.draining = true;
-    for (const queue of this.queues.values()) this.finish(queue, []);
+    this.desks.drain();
+    for (const queue of this.queues.values()) this.finish(queue, NONE);
   }
 
   /** The client went away: drop its parked poll, and let the queue start to age. */
   cancel(requestId: string): void {
     const queue = this.parkedBy.get(requestId);
-    if (queue) this.finish(queue, []);
+    if (queue) this.finish(queue, NONE);
   }
 
-  private finish(queue: EventQueue, events: QueuedEvent[]): void {
+  private finish(queue: EventQueue, events: string): void {
     const parked = queue.parked;
     if (!parked) return;
     queue.parked = null;
@@ -202,12 +234,17 @@ export class QueueManager implements EventSink {
     this.shard.wheel.cancel(parked.heartbeat);
     this.armExpiry(queue);
     queue.lastUsed = Date.now();
-    parked.resolve(events);
+    parked.resolve(this.answer(queue, events, parked.desk));
   }
 
   private armExpiry(queue: EventQueue): void {
     if (queue.expiry) this.shard.wheel.cancel(queue.expiry);
     queue.expiry = this.shard.wheel.schedule(Date.now() + queue.opts.lifespanSecs * 1000, () => void this.delete(queue));
+  }
+
+  private cancelExpiry(queue: EventQueue): void {
+    if (queue.expiry) this.shard.wheel.cancel(queue.expiry);
+    queue.expiry = null;
   }
 
   /** The queues an event is for: its users' queues, or the one queue it names. */
@@ -250,13 +287,17 @@ export class QueueManager implements EventSink {
       if (seq > 0) this.journal.delivered = seq;
       const woken = new Set<EventQueue>();
       const over = new Set<EventQueue>();
+      // What goes to the front end's desks: one note for the whole commit (desk.ts).
+      const push = this.desks.pushFor();
       for (const { queue, event, id } of deliveries) {
         if (this.queues.get(queue.id) !== queue) continue;
         queue.push(event, id, seq);
         if (queue.size > this.limits.maxPendingEvents) over.add(queue);
+        else if (queue.remote) push.add(queue, event, id);
         else if (queue.parked) woken.add(queue);
       }
-      for (const queue of woken) this.finish(queue, queue.events());
+      push.send();
+      for (const queue of woken) this.finish(queue, queue.eventsJson());
       if (over.size > 0) {
         const drops = this.shard.batch();
         for (const queue of over) this.drop(queue, drops, 'over the pending-event cap');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Timer } from '../../lib/timer-wheel.js';
 import type { ShardStore, WriteBatch } from '../../store/shard-store.js';
+import type { Grant } from '../../shard/desk-wire.js';
 
 /**
  * One client's event queue. Events are kept, with increasing ids, until the client acknowledges
@@ -45,10 +46,18 @@ export interface SavedQueue {
   events?: QueuedEvent[];
 }
 
+/** A poll's answer: the events as a JSON array, and for the long-poll path a desk (desk.ts). */
+export interface PollAnswer {
+  json: string;
+  grant?: Grant;
+}
+
 export interface Parked {
   /** The front end's id of the HTTP request, so a closed connection can cancel it. */
   requestId: string;
-  resolve(events: QueuedEvent[]): void;
+  resolve(answer: PollAnswer): void;
+  /** The poll came through the long-poll path, which takes a desk with its answer. */
+  desk: boolean;
   /** The queue went away under the poll (dropped over its cap): BAD_EVENT_QUEUE_ID. */
   reject(err: Error): void;
   heartbeat: Timer;
@@ -61,16 +70,37 @@ export interface Parked {
  */
 const CEILING_STEP = 1024;
 
+/**
+ * A shaped event's JSON without its closing brace, made once per shaped event and shared by the
+ * queues it was shaped the same for: a channel message to 50 subscribers is serialised once or
+ * twice (one per view option set), not 50 times. A poll's answer appends each event's id:
+ * `${head},"id":7}`, which is what `{...event, id}` serialises to. Made when the commit is
+ * planned, so the event is as it was then.
+ */
+const heads = new WeakMap<object, string>();
+
+export function eventHead(event: ShapedEvent): string {
+  let head = heads.get(event);
+  if (head === undefined) {
+    // An event with a top-level `id` of its own would carry it twice: let the queue's id win, as
+    // `{...event, id}` does. (No event type has one today.)
+    const json = JSON.stringify(Object.hasOwn(event, 'id') ? { ...event, id: undefined } : event);
+    head = json.length > 2 ? `${json.slice(0, -1)},` : '{';
+    heads.set(event, head);
+  }
+  return head;
+}
+
 export class EventQueue {
   readonly id: string;
   /**
-   * The pending events, oldest first, as three parallel arrays: the shaped event, its id in this
-   * queue, its event-log row (0: not logged). The shaped event is shared by every queue it was
-   * shaped the same for (a channel message's view, an unchanged realm event), so a queued event
-   * costs this queue three array slots, about 12 bytes, instead of a copy of its own with the id
-   * in it (about 370 bytes measured). `{...event, id}` is built only when a poll answers.
+   * The pending events, oldest first, as three parallel arrays: the shaped event's JSON head
+   * (eventHead), its id in this queue, its event-log row (0: not logged). The head is shared by
+   * every queue the event was shaped the same for (a channel message's view, an unchanged realm
+   * event), so a queued event costs this queue three array slots, about 12 bytes, and the
+   * event's JSON is made once, not once per queue and poll.
    */
-  private readonly shaped: ShapedEvent[] = [];
+  private readonly heads: string[] = [];
   private readonly ids: number[] = [];
   private readonly seqs: number[] = [];
   /** The id of the last event queued (or reserved by a commit in flight), or -1. */
@@ -82,6 +112,14 @@ export class EventQueue {
   /** newestPruned as last written to the `queues` row. */
   savedAcked = -1;
   parked: Parked | null = null;
+  /**
+   * The front end holds a desk for this queue (desk.ts): deliveries are pushed there, and its
+   * client's polls are answered there. The queue here stays the one that counts (journal, caps,
+   * restarts); the desk is a copy of its pending events.
+   */
+  remote = false;
+  /** A poll parked at the front end's desk: its heartbeat timer here. */
+  remoteParked: Timer | null = null;
   /** When no poll is parked: the timer that garbage-collects the queue. */
   expiry: Timer | null = null;
   /** When its client last polled (or registered it), in ms: the least recently used goes first. */
@@ -95,6 +133,16 @@ export class EventQueue {
     this.id = id;
   }
 
+  /** Whether a poll is parked on the queue, here or at the front end's desk. */
+  get polling(): boolean {
+    return this.parked !== null || this.remoteParked !== null;
+  }
+
+  /** The pending events' ids and JSON heads, for a desk (desk.ts). */
+  pending(): { ids: number[]; heads: string[] } {
+    return { ids: [...this.ids], heads: [...this.heads] };
+  }
+
   /** How many events wait for the client. */
   get size(): number {
     return this.ids.length;
@@ -105,9 +153,17 @@ export class EventQueue {
     return this.ids.length > 0 ? this.ids[this.ids.length - 1] : -1;
   }
 
-  /** The pending events as a poll returns them. */
+  /** The pending events as a poll returns them: a JSON array. */
+  eventsJson(): string {
+    const { heads, ids } = this;
+    let json = '[';
+    for (let i = 0; i < heads.length; i++) json += `${i > 0 ? ',' : ''}${heads[i]}"id":${ids[i]}}`;
+    return `${json}]`;
+  }
+
+  /** The pending events as objects (tests and tools; polls use eventsJson). */
   events(): QueuedEvent[] {
-    return this.shaped.map((event, i) => ({ ...event, id: this.ids[i] }) as QueuedEvent);
+    return JSON.parse(this.eventsJson()) as QueuedEvent[];
   }
 
   toSaved(): SavedQueue {
@@ -144,7 +200,7 @@ export class EventQueue {
 
   /** Appends an event whose id was reserved with nextId(); `seq` is its event-log row, or 0. */
   push(event: ShapedEvent, id: number, seq: number): void {
-    this.shaped.push(event);
+    this.heads.push(eventHead(event));
     this.ids.push(id);
     this.seqs.push(seq);
   }
@@ -173,7 +229,7 @@ export class EventQueue {
     while (n < this.ids.length && this.ids[n] <= lastEventId) n++;
     if (n > 0) {
       this.newestPruned = this.ids[n - 1];
-      this.shaped.splice(0, n);
+      this.heads.splice(0, n);
       this.ids.splice(0, n);
       this.seqs.splice(0, n);
     }

@@ -1,5 +1,8 @@
 import { ApiError, badRequest } from '../../lib/errors.js';
+import { log } from '../../lib/log.js';
 import { mailerFor } from '../../lib/mail.js';
+import { notificationBot } from '../messages/notices.js';
+import { direct } from './onboarding.js';
 import { generateInviteKey, inviteApiId, type InviteRecord } from '../../model/invite.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
@@ -119,12 +122,30 @@ export async function doInviteByEmail(shard: Shard, realm: RealmState, inviter: 
   }
 }
 
-/** Mails an email invitation its link (SMTP, or the outbox: lib/mail.ts). */
+/**
+ * Mails an email invitation its link (SMTP, or the outbox: lib/mail.ts). When the mail server
+ * refuses it or cannot be reached, the invitation stays (the link works; it is kept in the
+ * outbox), and its sender hears of it from Notification Bot, with the link to hand over and the
+ * way to resend; the reason, which may name the server's internals, goes only to the log.
+ */
 export async function sendInvitationEmail(shard: Shard, realm: RealmState, invite: InviteRecord): Promise<void> {
   const inviter = realm.users.get(invite.invitedBy);
   const link = inviteLink(realm, invite);
   const message = invitationEmail({ realm, invite, inviter, link });
-  await mailerFor(shard.config).send(message, `Invitation link: ${link}`);
+  const result = await mailerFor(shard.config).send(message, `Invitation link: ${link}`);
+  if (!result.error || !inviter?.isActive) return;
+  try {
+    await direct(
+      shard,
+      realm,
+      await notificationBot(shard, realm),
+      inviter,
+      `Your invitation to ${invite.email} could not be sent: the mail server did not accept it (the server's log says why). ` +
+        `The invitation is kept: resend it from the list of invitations once mail works, or give ${invite.email} this link yourself: ${link}`,
+    );
+  } catch (err) {
+    log.error({ err, realm: realm.id, invite: invite.id }, 'telling an inviter that their invitation could not be mailed failed');
+  }
 }
 
 /** POST /invites/{id}/resend: the same link, mailed again. */

@@ -89,7 +89,7 @@ export function welcomePage(realm: RealmState, user: UserRecord): Reply {
 <li><b>zulip-terminal</b>: run <code>zulip-term</code>, and give it the server URL, your email and your password.</li>
 </ul>
 <h2>Scripts and bots</h2>
-<p>The Python bindings, zulip-js and other API clients read a <code>zuliprc</code> file. Save this one as <code>~/.zuliprc</code>; it holds your API key, so keep it private.</p>
+<p>The Python bindings, zulip-js and other API clients read a <code>zuliprc</code> file. Save this one as <code>~/.zuliprc</code> and make it private, since it holds your API key: <code id="chmod">chmod 600 ~/.zuliprc</code> (zulip-terminal refuses a zuliprc that others can read).</p>
 <pre id="zuliprc">${h(zuliprc)}</pre>`;
   return page(200, `Welcome to ${realm.realm.name}`, body);
 }

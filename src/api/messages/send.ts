@@ -36,7 +36,9 @@ export function truncateContent(content: string, max: number): string {
 /** Content as the reference stores it: trailing whitespace dropped, over-long text truncated. */
 export function normalizeContent(raw: string): string {
   if (raw.includes('\0')) throw badRequest('Message must not contain null bytes');
-  const content = raw.trimEnd();
+  // As the reference's normalize_body: trailing whitespace goes, and leading blank lines (a
+  // template's first newline), but not leading spaces, which can start a code block.
+  const content = raw.trimEnd().replace(/^\n+/, '');
   if (content.trim() === '') throw badRequest('Message must not be empty');
   return truncateContent(content, MAX_MESSAGE_LENGTH);
 }
@@ -238,7 +240,7 @@ export async function sendMessage(shard: Shard, realm: RealmState, spec: SendSpe
   const widget = spec.widget ?? widgetFromContent(spec.content);
   const widgetSub = widget && { id: shard.allocate(batch, 'submessage'), senderId: sender.id, msgType: 'widget', content: pythonJson(widget) };
   if (widgetSub) msg.submessageCount = 1;
-  const attachments = linkAttachments(shard, batch, realm, msg);
+  const attachments = linkAttachments(shard, batch, realm, msg, true);
   // A direct message gives the guests in it access to the other participants: they hear of
   // them (realm_user add) before the message that names them.
   const dmUsers = isStream ? [] : participants.map((id) => realm.users.get(id)!);

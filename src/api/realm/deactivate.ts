@@ -13,6 +13,8 @@ export async function doSetRealmDeactivated(shard: Shard, realm: RealmState, dea
   const batch = shard.batch();
   batch.put(shard.store.realms, record.id, record);
   realm.realm = record;
+  // Its users' credentials no longer let them in: what was granted on them goes.
+  realm.usersChanged();
   // The reference sends this to flush open long-polls; reactivation has no event, since nobody
   // can hold a queue in a deactivated realm.
   if (deactivated) batch.emit(realm.id, { type: 'realm', op: 'deactivated', realm_id: realm.id }, realm.users.keys());

@@ -1,7 +1,9 @@
 import { generatePassword, hashPassword, verifyPassword } from '../../lib/auth.js';
 import { authenticationFailed, badRequest, rateLimited, realmDeactivated, userDeactivated } from '../../lib/errors.js';
+import type { RealmState } from '../../model/realm-state.js';
+import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { operation } from '../operation.js';
+import { operation, type OpContext } from '../operation.js';
 import { AttemptLimiter } from './rate-limit.js';
 
 // One limiter per shard: the shard's thread is the only one that sees its realms' logins.
@@ -29,10 +31,39 @@ let dummyHash: Promise<string> | null = null;
 const USERNAME = /^[^@\s]+@[^@\s]+$/;
 
 /**
- * POST /fetch_api_key: password login. Attempts are limited per (realm, username), before the
- * password is looked at, so the limit holds even for the right password. A deactivated account
- * answers USER_DEACTIVATED, as the reference does.
+ * A password login, for POST /fetch_api_key and the web app's login page. Attempts are limited
+ * per (realm, username), before the password is looked at, so the limit holds even for the
+ * right password. A deactivated account answers USER_DEACTIVATED, as the reference does. A
+ * failure for a name nobody has is told to the front end (`outcome`), which counts it against
+ * the client's address (front/guard.ts).
  */
+export async function passwordLogin(shard: Shard, realm: RealmState, rawUsername: string, password: string, outcome: OpContext<unknown>['outcome']): Promise<UserRecord> {
+  const username = rawUsername.trim();
+  if (!USERNAME.test(username)) throw badRequest('Enter a valid email address.');
+  const limiter = limiterOf(shard);
+  const key = attemptKey(realm.id, username);
+  const wait = limiter.retryAfter(key);
+  if (wait > 0) throw rateLimited(wait);
+  limiter.record(key);
+
+  const user = realm.userByEmail(username);
+  if (user) {
+    if (realm.realm.deactivated) throw realmDeactivated();
+    if (!user.isActive) throw userDeactivated();
+  }
+  dummyHash ??= hashPassword(generatePassword());
+  const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash));
+  if (!user || !ok) {
+    if (!user) outcome.unknownLogin = true;
+    throw authenticationFailed();
+  }
+  // Read after the await: the account may have been deactivated while the hash ran.
+  if (!user.isActive) throw userDeactivated();
+  limiter.clear(key);
+  return user;
+}
+
+/** POST /fetch_api_key: password login, answered with the account's API key. */
 export const fetchApiKey = operation<{ username: string; password: string }>({
   auth: 'none',
   params: {
@@ -40,29 +71,7 @@ export const fetchApiKey = operation<{ username: string; password: string }>({
     required: ['username', 'password'],
   },
   handler: async ({ shard, realm, params, outcome }) => {
-    const username = params.username.trim();
-    if (!USERNAME.test(username)) throw badRequest('Enter a valid email address.');
-    const limiter = limiterOf(shard);
-    const key = attemptKey(realm.id, username);
-    const wait = limiter.retryAfter(key);
-    if (wait > 0) throw rateLimited(wait);
-    limiter.record(key);
-
-    const user = realm.userByEmail(username);
-    if (user) {
-      if (realm.realm.deactivated) throw realmDeactivated();
-      if (!user.isActive) throw userDeactivated();
-    }
-    dummyHash ??= hashPassword(generatePassword());
-    const ok = await verifyPassword(params.password, user?.passwordHash ?? (await dummyHash));
-    if (!user || !ok) {
-      // A name nobody has is counted against the address too, on the main thread (front/guard.ts).
-      if (!user) outcome.unknownLogin = true;
-      throw authenticationFailed();
-    }
-    // Read after the await: the account may have been deactivated while the hash ran.
-    if (!user.isActive) throw userDeactivated();
-    limiter.clear(key);
+    const user = await passwordLogin(shard, realm, params.username, params.password, outcome);
     return { api_key: user.apiKey, email: user.email, user_id: user.id };
   },
 });

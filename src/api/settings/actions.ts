@@ -1,3 +1,4 @@
+import { deleteUserSessions } from '../../store/sessions.js';
 import { hashPassword, verifyPassword } from '../../lib/auth.js';
 import { ApiError, badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
@@ -156,10 +157,15 @@ function settingEvents(shard: Shard, realm: RealmState, user: UserRecord, name: 
  * Applies a checked plan: the user's record changes in place (a request holding it sees the
  * change), is written once, and the events go out in the same transaction.
  */
-export async function doUpdateSettings(shard: Shard, realm: RealmState, user: UserRecord, plan: SettingsPlan, passwordHash: string | null): Promise<void> {
+export async function doUpdateSettings(shard: Shard, realm: RealmState, user: UserRecord, plan: SettingsPlan, passwordHash: string | null, keepSession?: string): Promise<void> {
   if (plan.fullName === null && plan.settings.size === 0 && passwordHash === null) return;
   const batch = shard.batch();
-  if (passwordHash !== null) user.passwordHash = passwordHash;
+  if (passwordHash !== null) {
+    user.passwordHash = passwordHash;
+    // A new password ends the account's other browser sessions (someone may know the old one),
+    // as the reference's update_session_auth_hash does, but not the one that changed it.
+    deleteUserSessions(shard, batch, realm.id, user.id, { keep: keepSession });
+  }
   if (plan.fullName !== null) {
     user.fullName = plan.fullName;
     batch.emit(realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, full_name: user.fullName } }, usersWhoCanAccess(shard, realm, user));

@@ -28,7 +28,7 @@ const update = operation<SettingsParams>({
     }
     const hash = await checkPasswordChange(ctx.shard, ctx.realm, user, plan.newPassword);
     // Hashing yielded the thread: another request may have changed the user meanwhile.
-    await doUpdateSettings(ctx.shard, ctx.realm, user, checkSettingsUpdate(ctx.realm, user, ctx.params), hash);
+    await doUpdateSettings(ctx.shard, ctx.realm, user, checkSettingsUpdate(ctx.realm, user, ctx.params), hash, ctx.session?.secret);
     return {};
   },
 });

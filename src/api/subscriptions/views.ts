@@ -7,19 +7,26 @@ import { streamView } from '../streams/views.js';
  * reference's Subscription): the channel's fields plus the user's own settings. `subscribers` is
  * included when given.
  */
-export function subscriptionView(realm: RealmState, sub: SubscriptionRecord, stream: StreamRecord, subscribers?: number[]): Record<string, unknown> {
-  const view: Record<string, unknown> = {
-    ...streamView(realm, stream),
+/** A subscription's own properties by their reference names (the API's, and the export's columns). */
+export function subscriptionProperties(sub: SubscriptionRecord): Record<string, unknown> {
+  return {
     color: sub.color,
     is_muted: sub.isMuted,
-    // Deprecated inverse of is_muted, still read by older clients.
-    in_home_view: !sub.isMuted,
     pin_to_top: sub.pinToTop,
     desktop_notifications: sub.desktopNotifications,
     audible_notifications: sub.audibleNotifications,
     push_notifications: sub.pushNotifications,
     email_notifications: sub.emailNotifications,
     wildcard_mentions_notify: sub.wildcardMentionsNotify,
+  };
+}
+
+export function subscriptionView(realm: RealmState, sub: SubscriptionRecord, stream: StreamRecord, subscribers?: number[]): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    ...streamView(realm, stream),
+    ...subscriptionProperties(sub),
+    // Deprecated inverse of is_muted, still read by older clients.
+    in_home_view: !sub.isMuted,
   };
   if (subscribers) view.subscribers = subscribers;
   return view;

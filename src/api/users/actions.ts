@@ -1,3 +1,4 @@
+import { deleteUserSessions } from '../../store/sessions.js';
 import { exportConsentEvent } from '../exports/consent.js';
 import { userSetting } from '../events/register-settings.js';
 import { generateApiKey, hashPassword } from '../../lib/auth.js';
@@ -185,6 +186,8 @@ async function setActive(shard: Shard, realm: RealmState, users: UserRecord[], i
   for (const user of users) {
     user.isActive = isActive;
     saveUser(shard, batch, realm, user);
+    // As the reference's delete_user_sessions: a reactivated account logs in afresh.
+    if (!isActive) deleteUserSessions(shard, batch, realm.id, user.id);
   }
   // Since feature level 222 (de)activation is a realm_user update carrying is_active, sent to
   // the users who remain (or become) active and can access the user (level 303).

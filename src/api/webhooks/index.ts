@@ -1,14 +1,35 @@
-import { badRequest, notFound } from '../../lib/errors.js';
+import { ApiError, badRequest, notFound } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { doSendMessage, normalizeContent, normalizeTopic, checkCanPost } from '../messages/send.js';
-import { notificationBot } from '../messages/notices.js';
 import { me, operation } from '../operation.js';
 import './alertmanager.js';
-import './github.js';
+import './azuredevops.js';
+import './bitbucket2.js';
+import './bitbucket3.js';
+import './circleci.js';
+import './errbit.js';
+import './gitea.js';
+import './github/index.js';
+import './gitlab.js';
+import './gogs.js';
+import './grafana.js';
+import './jira.js';
 import './json.js';
-import { allIntegrationParams, integration, malformedPayload, type WebhookMessage } from './registry.js';
+import './linear.js';
+import './newrelic.js';
+import './opsgenie.js';
+import './pagerduty.js';
+import './semaphore.js';
+import './sentry.js';
+import './slack-incoming.js';
+import './travis.js';
+import './uptimerobot.js';
+import './zabbix.js';
+import { invalidJsonNotice, notifyBotOwner, supportAddress } from './notices.js';
+import { unquote } from './py.js';
+import { allIntegrationParams, integration, malformedPayload, OwnerNoticeError, readPayload, type Integration, type WebhookMessage } from './registry.js';
 
 /**
  * POST /api/v1/external/{integration}: a third-party service posts an event; the integration
@@ -23,6 +44,7 @@ interface Params {
   topic?: string;
   only_events?: string[];
   exclude_events?: string[];
+  payload?: string;
   __payload: string;
   __headers: Record<string, string>;
   [other: string]: unknown;
@@ -52,53 +74,41 @@ function filtered(eventType: string | undefined, p: Params): boolean {
   return p.exclude_events !== undefined && p.exclude_events.some((pattern) => fnmatch(eventType, pattern));
 }
 
-// The reference rate-limits these notices to the bot's owner; once per bot and ten minutes here.
-const lastNotice = new Map<string, number>();
-
-async function noticeToOwner(shard: Shard, realm: RealmState, bot: UserRecord, content: string): Promise<void> {
-  const owner = bot.botOwnerId === null ? undefined : realm.users.get(bot.botOwnerId);
-  const key = `${realm.id}:${bot.id}`;
-  if (!owner?.isActive || (lastNotice.get(key) ?? 0) > Date.now() - 600_000) return;
-  lastNotice.set(key, Date.now());
-  const sender = await notificationBot(shard, realm);
-  await doSendMessage(shard, realm, { sender, recipients: [owner], content, client: 'Internal', readBySender: true });
-}
-
-async function send(shard: Shard, realm: RealmState, bot: UserRecord, client: string, msg: WebhookMessage, p: Params): Promise<void> {
+async function send(shard: Shard, realm: RealmState, bot: UserRecord, hook: Integration, msg: WebhookMessage, p: Params): Promise<void> {
   const content = normalizeContent(msg.body);
+  const client = `Zulip${hook.webhookName}Webhook`;
   if (p.stream === undefined) {
     const owner = bot.botOwnerId === null ? undefined : realm.users.get(bot.botOwnerId);
     if (!owner) throw badRequest('Missing \'stream\' argument');
     await doSendMessage(shard, realm, { sender: bot, recipients: [owner], content, client, readBySender: false });
     return;
   }
-  const byId = /^\d+$/.test(p.stream);
-  const stream = byId ? realm.streams.get(Number(p.stream)) : realm.streamByName(p.stream);
+  const name = msg.unquoteUrlParameters ? unquote(p.stream) : p.stream;
+  const byId = /^\d+$/.test(name);
+  const stream = byId ? realm.streams.get(Number(name)) : realm.streamByName(name);
   if (!stream || stream.isArchived) {
     // As in the reference, the service is not told (it would only retry); the owner is.
-    const where = byId ? `channel ID ${p.stream}, but there is no channel with that ID` : `channel #**${p.stream}**, but that channel does not exist. Click [here](#channels/new) to create it`;
-    await noticeToOwner(shard, realm, bot, `Your bot \`${bot.email}\` tried to send a message to ${where}.`);
+    const where = byId ? `channel ID ${name}, but there is no channel with that ID` : `channel #**${name}**, but that channel does not exist. Click [here](#channels/new) to create it`;
+    await notifyBotOwner(shard, realm, bot, `Your bot \`${bot.email}\` tried to send a message to ${where}.`);
     return;
   }
   checkCanPost(realm, bot, stream);
-  const topic = normalizeTopic(realm, p.topic ?? msg.topic);
+  const userTopic = p.topic !== undefined && msg.unquoteUrlParameters ? unquote(p.topic) : p.topic;
+  const topic = normalizeTopic(realm, userTopic ?? msg.topic);
   await doSendMessage(shard, realm, { sender: bot, stream, topic, content, client, readBySender: false });
 }
 
-/** The body as JSON: the request's JSON body, or a form's `payload` field (GitHub's form mode). */
-function parsePayload(p: Params): unknown {
-  const text = typeof p.payload === 'string' ? p.payload : p.__payload;
-  if (text === '') return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw malformedPayload();
+/** Errors of an integration that speaks Slack's API: `{ok: false, error}` (10.0's slack_error_handler). */
+class SlackError extends ApiError {
+  override body(): Record<string, unknown> {
+    return { ok: false, error: this.message };
   }
 }
 
 const incoming = operation<Params>({
   auth: 'webhook',
   allowIncomingWebhooks: true,
+  silentlyIgnoresParams: true,
   params: {
     properties: {
       integration: { type: 'string' },
@@ -119,13 +129,21 @@ const incoming = operation<Params>({
     if (!hook) throw notFound();
     const bot = me(ctx);
     const p = ctx.params;
-    const payload = parsePayload(p);
-    if (payload === null || typeof payload !== 'object') throw malformedPayload();
-    const params = Object.fromEntries(Object.entries(p).filter(([k, v]) => typeof v === 'string' && !k.startsWith('__'))) as Record<string, string>;
-    const messages = hook.handle({ payload, rawBody: p.__payload, headers: p.__headers ?? {}, params, userSpecifiedTopic: p.topic !== undefined });
-    const client = `Zulip${hook.webhookName}Webhook`;
-    for (const msg of messages) if (!filtered(msg.eventType, p)) await send(ctx.shard, ctx.realm, bot, client, msg, p);
-    return {};
+    const headers = p.__headers ?? {};
+    try {
+      const payload = readPayload(hook.payload ?? 'either', p.__payload, p.payload);
+      if ((hook.payload ?? 'either') !== 'none' && (payload === null || typeof payload !== 'object')) throw malformedPayload();
+      const params = Object.fromEntries(Object.entries(p).filter(([k, v]) => typeof v === 'string' && !k.startsWith('__'))) as Record<string, string>;
+      const contentType = (headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      const messages = hook.handle({ payload, rawBody: p.__payload, headers, contentType, params, userSpecifiedTopic: p.topic !== undefined, realm: ctx.realm, bot, support: supportAddress(ctx.shard) });
+      for (const msg of messages) if (!filtered(msg.eventType, p)) await send(ctx.shard, ctx.realm, bot, hook, msg, p);
+    } catch (err) {
+      if (err instanceof OwnerNoticeError) await notifyBotOwner(ctx.shard, ctx.realm, bot, err.notice);
+      else if (err instanceof ApiError && err.code === 'INVALID_JSON') await notifyBotOwner(ctx.shard, ctx.realm, bot, invalidJsonNotice(hook.webhookName));
+      if (hook.slackErrors && err instanceof ApiError && err.status >= 400) throw new SlackError(err.message, { status: err.status });
+      throw err;
+    }
+    return hook.slackErrors ? { ok: true } : {};
   },
 });
 

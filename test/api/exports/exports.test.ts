@@ -24,7 +24,7 @@ async function settled(ts: TestServer, id: number): Promise<Record<string, any>>
   throw new Error(`export ${id} still pending`);
 }
 
-/** The archive's files by name (below stoa-export/), as text. */
+/** The archive's files by name (below its one directory, zulip-export-...), as text. */
 async function download(ts: TestServer, url: string): Promise<Map<string, string>> {
   const { pathname } = new URL(url);
   const res = await fetch(`http://127.0.0.1:${ts.port}${pathname}`);
@@ -35,7 +35,7 @@ async function download(ts: TestServer, url: string): Promise<Map<string, string
     const chunks: Buffer[] = [];
     stream.on('data', (c: unknown) => chunks.push(c as Buffer));
     stream.on('end', () => {
-      files.set(header.name.replace(/^stoa-export\//, ''), Buffer.concat(chunks).toString('utf8'));
+      files.set(header.name.replace(/^zulip-export-[^/]+\//, ''), Buffer.concat(chunks).toString('utf8'));
       next();
     });
   });
@@ -45,7 +45,7 @@ async function download(ts: TestServer, url: string): Promise<Map<string, string
   return files;
 }
 
-const messagesIn = (files: Map<string, string>) => [...files].filter(([n]) => n.startsWith('messages-')).flatMap(([, v]) => JSON.parse(v) as { content: string }[]).map((m) => m.content);
+const messagesIn = (files: Map<string, string>) => [...files].filter(([n]) => n.startsWith('messages-')).flatMap(([, v]) => JSON.parse(v).zerver_message as { content: string }[]).map((m) => m.content);
 
 t.test('data exports', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'stoa-test-'));
@@ -83,19 +83,28 @@ t.test('data exports', async (t) => {
     t.type(publicId, 'number', 'with its id');
     const e = await settled(ts, publicId);
     t.match(e, { id: publicId, acting_user_id: ts.owner.userId, export_type: 1, pending: false, failed_timestamp: null, deleted_timestamp: null }, 'listed, complete');
-    t.match(e.export_url, /^http:\/\/.*\/user_avatars\/exports\/\d+\/[\w-]+\/stoa-export-.*\.tar\.gz$/, 'with a URL to download it');
+    t.match(e.export_url, /^http:\/\/.*\/user_avatars\/exports\/\d+\/[\w-]+\/zulip-export-.*\.tar\.gz$/, 'with a URL to download it');
     publicUrl = e.export_url;
     const files = await download(ts, publicUrl);
-    t.ok(['manifest.json', 'realm.json', 'users.json', 'channels.json', 'user_groups.json'].every((f) => files.has(f)), 'the tables are there');
+    t.ok(['realm.json', 'attachment.json', 'migration_status.json', 'uploads/records.json', 'avatars/records.json', 'emoji/records.json', 'realm_icons/records.json'].every((f) => files.has(f)), 'the reference\'s files are there');
+    const realm = JSON.parse(files.get('realm.json')!);
+    t.ok(['zerver_realm', 'zerver_userprofile', 'zerver_stream', 'zerver_recipient', 'zerver_subscription', 'zerver_usergroup', 'zerver_namedusergroup'].every((n) => Array.isArray(realm[n])), 'with its tables');
+    t.equal(realm.import_source, 'zulip', 'and its source');
+    // What the reference's do_import_realm reads without checking that it is there.
+    const required = ['zerver_realm', 'zerver_userprofile', 'zerver_userprofile_mirrordummy', 'zerver_userprofile_crossrealm', 'zerver_client', 'zerver_stream', 'zerver_defaultstream', 'zerver_realmemoji', 'zerver_realmdomain', 'zerver_realmfilter', 'zerver_realmplayground', 'zerver_realmauthenticationmethod', 'zerver_recipient', 'zerver_subscription', 'zerver_huddle', 'zerver_userpresence', 'zerver_useractivity', 'zerver_useractivityinterval', 'zerver_customprofilefield', 'zerver_customprofilefieldvalue', 'zerver_reaction'];
+    t.same(required.filter((n) => !Array.isArray(realm[n])), [], 'every table the reference\'s import reads unconditionally');
+    t.equal(JSON.parse(files.get('migration_status.json')!).zulip_version, '10.2', 'the reference version the format is');
+    t.ok(realm.zerver_userprofile.every((u: Record<string, unknown>) => Array.isArray(u.groups) && Array.isArray(u.user_permissions)), 'people with the fields its import deletes unconditionally');
+    t.ok(JSON.parse(files.get('messages-000001.json')!).zerver_message.every((m: Record<string, unknown>) => m.realm !== undefined), 'messages with the realm its import deletes');
     const contents = messagesIn(files);
     t.ok(contents.includes('a public word'), 'public channel messages are exported');
     t.notOk(contents.includes('a private word'), 'private channel messages are not');
     t.notOk(contents.includes('a direct word'), 'nor direct messages');
-    t.notOk(JSON.parse(files.get('channels.json')!).some((c: { name: string }) => c.name === 'secret'), 'nor the private channel');
-    const users = files.get('users.json')!;
+    t.notOk(realm.zerver_stream.some((c: { name: string }) => c.name === 'secret'), 'nor the private channel');
+    const users = JSON.stringify(realm.zerver_userprofile);
     t.notOk(users.includes(ts.owner.apiKey) || users.includes(ann.apiKey), 'no API keys');
-    t.notOk(/password/i.test(users), 'no password hashes');
-    t.equal(JSON.parse(files.get('manifest.json')!).export_type, 1, 'the manifest names its type');
+    t.notOk(/password|api_key/i.test(users), 'no password hashes');
+    t.same(realm.zerver_usertopic, [], 'nobody\'s private data in a public export');
 
     const dms = (await ts.request('GET', '/messages', { params: { anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'sender', operand: 'notification-bot@zulip.com' }] } })).body.messages;
     t.match(dms.at(-1)?.content, /Your data export is complete/, 'the requester is told by the Notification Bot');
@@ -164,7 +173,7 @@ t.test('data exports', async (t) => {
     const withoutHost = (list: Record<string, any>[]) => list.map((e) => ({ ...e, export_url: path(e.export_url) }));
     t.same(withoutHost(after), withoutHost(done), 'the same list');
     const live = after.find((e: { export_url: string | null }) => e.export_url !== null);
-    t.ok((await download(ts, live.export_url)).has('manifest.json'), 'an archive still downloads');
+    t.ok((await download(ts, live.export_url)).has('realm.json'), 'an archive still downloads');
   });
 
 });

@@ -71,6 +71,7 @@ t.test('joining through a reusable link', async (t) => {
     t.equal(byId(res.html, 'server-url'), w.ts.server.url.replace('127.0.0.1', 'localhost'), 'the server URL');
     t.equal(byId(res.html, 'account-email'), 'Nina@Example.net', 'the email address');
     t.match(res.html, /the password you just chose/, 'and the password');
+    t.equal(byId(res.html, 'chmod'), 'chmod 600 ~/.zuliprc', 'and to keep the zuliprc private, as zulip-terminal requires');
     nina = credentialsFrom(res.html);
     const key = ok(await w.ts.request('POST', '/fetch_api_key', { auth: null, params: { username: 'nina@example.net', password: 'nina-password' } }));
     t.equal(key.api_key, nina.apiKey, 'the password logs in, and the zuliprc key is the account’s');

@@ -66,4 +66,10 @@ t.test('POST /messages and GET /messages/{message_id}', async (t) => {
     t.equal(gotLong.body.raw_content.length, 10000, 'content cut to 10000');
     t.ok(gotLong.body.raw_content.endsWith('\n[message truncated]'), 'with the truncation notice');
   });
+
+  t.test('content: leading newlines and trailing whitespace go, leading spaces stay', async (t) => {
+    const sent = await asAnn('POST', '/messages', { params: { type: 'stream', to: 'general', topic: 'trim', content: '\n\n    code\nnext  \n\n' } });
+    const got = await asAnn('GET', `/messages/${sent.body.id}`, { params: { apply_markdown: false } });
+    t.equal(got.body.raw_content, '    code\nnext', 'as the reference normalizes a body');
+  });
 });

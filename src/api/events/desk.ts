@@ -1,0 +1,161 @@
+import type { ApiError } from '../../lib/errors.js';
+import type { Timer } from '../../lib/timer-wheel.js';
+import { RealmState } from '../../model/realm-state.js';
+import type { DeskTask, Grant, ShardNote } from '../../shard/desk-wire.js';
+import type { Shard } from '../../shard/shard.js';
+import { userLimitersOf } from '../server/rate-limit.js';
+import { eventHead, type EventQueue, type ShapedEvent } from './queue.js';
+
+/**
+ * The shard's side of the long-poll desks.
+ *
+ * A poll costs a round trip to the shard: the front end posts it, the shard authenticates it,
+ * checks its parameters, acknowledges, answers or parks it, and posts the answer back. A client
+ * that keeps up polls once per event, so a message to a 50-subscriber channel meant 50 of those,
+ * each waiting behind whatever the shard was doing (the sends). So once a poll has reached the
+ * shard through the long-poll path, its answer carries a *desk*: the queue's unacknowledged
+ * events and who may read them. The front end (shard/desk.ts) then answers the queue's next polls
+ * itself, as long as they carry the same credentials and plain parameters:
+ *
+ *     front end                                     shard
+ *     poll ── not at a desk ─────────────────────>  poll(): answer + Grant, queue.remote = true
+ *     desk <──────────────────────────────────────  ...
+ *     poll ── at the desk: answered or parked here
+ *          ── deskPoll {ack, parked} ─────────────>  prune, expiry / heartbeat, rate count
+ *     desk <── events {heads, [queue, ids]} ──────  a commit's deliveries to remote queues
+ *     desk <── drop / auth / drain / reset ───────  queue gone; credentials changed; stop
+ *
+ * The queue here stays the one that counts: it keeps the events until they are acknowledged
+ * (journal, caps, restarts), and a poll that reaches the shard takes the queue back (`local`).
+ * The link is FIFO both ways, so every note is seen in order with the answers around it: a
+ * DELETE /events or a new API key is answered only after its note, and the desk is gone by the
+ * time the client can act on the answer.
+ */
+export interface QueueHooks {
+  queue(id: string): EventQueue | undefined;
+  armExpiry(queue: EventQueue): void;
+  cancelExpiry(queue: EventQueue): void;
+  heartbeat(queue: EventQueue): Timer;
+}
+
+/** The pushes of one commit: each head sent once, whatever the number of queues. */
+export interface Push {
+  add(queue: EventQueue, event: ShapedEvent, id: number): void;
+  send(): void;
+}
+
+export class ShardDesks {
+  /** Realms whose credentials changed this turn, told together (see authChanged). */
+  private changedRealms = new Set<number>();
+
+  constructor(
+    private readonly shard: Shard,
+    private readonly hooks: QueueHooks,
+  ) {
+    RealmState.onUsersChanged = (realmId) => this.authChanged(realmId);
+  }
+
+  /** The desk for a queue whose poll is being answered: from now on its deliveries go there. */
+  grant(queue: EventQueue): Grant {
+    queue.remote = true;
+    const { ids, heads } = queue.pending();
+    return { queueId: queue.id, realmId: queue.opts.realmId, userId: queue.opts.userId, ids, heads, newestPruned: queue.newestPruned };
+  }
+
+  /** A poll reached the shard: the front end dropped its desk first; the queue is local again. */
+  local(queue: EventQueue): void {
+    queue.remote = false;
+    this.unpark(queue);
+  }
+
+  private unpark(queue: EventQueue): void {
+    if (!queue.remoteParked) return;
+    this.shard.wheel.cancel(queue.remoteParked);
+    queue.remoteParked = null;
+  }
+
+  /** Tasks from the front end's desks. */
+  run(task: DeskTask): void {
+    const queue = this.hooks.queue(task.queueId);
+    // A desk the shard has taken back (or a queue gone) since the front end sent this.
+    if (!queue || !queue.remote) return;
+    this.unpark(queue);
+    queue.lastUsed = Date.now();
+    if (task.kind === 'deskIdle') return this.hooks.armExpiry(queue);
+    const { lastEventId } = task;
+    // The desk checked it against the same events; a mismatch would be a bug, not a client's.
+    if (lastEventId !== undefined && lastEventId >= queue.newestPruned && lastEventId <= queue.lastEventId) queue.prune(lastEventId);
+    // Counted here too, so that a poll that reaches the shard later meets the same budget.
+    userLimitersOf(this.shard)?.events.take(`${queue.opts.realmId}:${queue.opts.userId}`);
+    if (task.parked) {
+      this.hooks.cancelExpiry(queue);
+      queue.remoteParked = this.hooks.heartbeat(queue);
+    } else this.hooks.armExpiry(queue);
+  }
+
+  /** Collects one commit's deliveries to remote queues into one note. */
+  pushFor(): Push {
+    let heads: string[] | null = null;
+    const index = new Map<string, number>();
+    const queues = new Map<EventQueue, number[]>();
+    return {
+      add: (queue, event, id) => {
+        heads ??= [];
+        const head = eventHead(event);
+        let i = index.get(head);
+        if (i === undefined) index.set(head, (i = heads.push(head) - 1));
+        let list = queues.get(queue);
+        if (!list) queues.set(queue, (list = []));
+        list.push(id, i);
+      },
+      send: () => {
+        if (!heads) return;
+        for (const queue of queues.keys()) {
+          // The desk answers its parked poll with these: the heartbeat is no longer due, and the
+          // queue starts to age until the next poll.
+          if (queue.remoteParked) {
+            this.unpark(queue);
+            this.hooks.armExpiry(queue);
+            queue.lastUsed = Date.now();
+          }
+        }
+        this.shard.toFront({ kind: 'events', heads, queues: [...queues].map(([queue, list]) => [queue.id, list]) });
+      },
+    };
+  }
+
+  /** The queue is gone: its desk goes, and a poll parked there gets the error (or no events). */
+  dropped(queue: EventQueue, err?: ApiError): void {
+    this.unpark(queue);
+    queue.remote = false;
+    const note: ShardNote = err
+      ? { kind: 'drop', queueId: queue.id, status: err.status, body: JSON.stringify(err.body()) }
+      : { kind: 'drop', queueId: queue.id, status: 200, body: JSON.stringify({ result: 'success', msg: '', events: [], queue_id: queue.id }) };
+    this.shard.toFront(note);
+  }
+
+  /**
+   * A user record changed (credentials, activity) or the realm was deactivated: the desks of
+   * that realm go, and their next polls reach the shard, which checks them afresh. Told once per
+   * turn, before any answer of the action that made the change (it awaits its commit).
+   */
+  private authChanged(realmId: number): void {
+    if (this.changedRealms.size === 0) {
+      queueMicrotask(() => {
+        for (const id of this.changedRealms) this.shard.toFront({ kind: 'auth', realmId: id });
+        this.changedRealms.clear();
+      });
+    }
+    this.changedRealms.add(realmId);
+  }
+
+  /** The server stops: desks answer at once from now on. */
+  drain(): void {
+    this.shard.toFront({ kind: 'drain' });
+  }
+
+  /** After a reload from the store: every queue is local again, every desk goes. */
+  reset(): void {
+    this.shard.toFront({ kind: 'reset' });
+  }
+}

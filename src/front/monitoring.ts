@@ -1,0 +1,99 @@
+import type { Context, Next } from 'koa';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+
+type ShardMetrics = MetricObjectWithValues<MetricValue<string>>[];
+import type { ResolvedConfig } from '../config.js';
+import { addressSet } from '../lib/address-ranges.js';
+import type { ShardPool } from '../shard/pool.js';
+import type { Directory } from '../store/directory.js';
+import { clientAddress } from './client-address.js';
+import { noteRoute, type Observe } from './request-log.js';
+
+/**
+ * GET /health and GET /metrics, for the addresses in `monitoring.allowFrom` only (others get
+ * the 404 of an unknown path).
+ *
+ * /health: the process answers, the realm directory reads, and every shard thread answers and
+ * reads its store, each within HEALTH_TIMEOUT_MS: 200 `{"status": "ok", ...}` or 503 with the
+ * part that failed.
+ *
+ * /metrics: Prometheus text from prom-client: the process's (memory, CPU, event-loop delay,
+ * GC), requests by route and status with their latencies (counted by front/request-log.ts),
+ * and each shard's (shard/metrics.ts), gathered from the shard threads at every scrape.
+ */
+const HEALTH_TIMEOUT_MS = 5000;
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export interface Monitoring {
+  observe: Observe;
+  middleware(ctx: Context, next: Next): Promise<void>;
+}
+
+export function monitoring(config: ResolvedConfig, pool: ShardPool, directory: Directory): Monitoring {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({ name: 'stoa_http_requests_total', help: 'HTTP requests answered, by method, route template and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const latency = new Histogram({ name: 'stoa_http_request_duration_seconds', help: 'Time from a request\'s arrival to its answer (long-polls included), by method and route template', labelNames: ['method', 'route'], buckets: LATENCY_BUCKETS, registers: [registry] });
+  const allowed = addressSet(config.monitoring.allowFrom);
+
+  const observe: Observe = (method, route, status, seconds) => {
+    requests.inc({ method, route, status: String(status) });
+    latency.observe({ method, route }, seconds);
+  };
+
+  async function metricsText(): Promise<string> {
+    const fromShards = await Promise.all(
+      pool.started().map((shard) => within(pool.admin<ShardMetrics>(shard, { kind: 'admin', op: 'metrics' }), HEALTH_TIMEOUT_MS, `shard ${shard}`).catch(() => null)),
+    );
+    const shards = AggregatorRegistry.aggregate(fromShards.filter((m): m is ShardMetrics => m !== null));
+    return Registry.merge([registry, shards as Registry]).metrics();
+  }
+
+  async function health(): Promise<{ status: number; body: Record<string, unknown> }> {
+    let healthy = true;
+    let directoryCheck: Record<string, unknown>;
+    try {
+      directoryCheck = { ok: true, realms: directory.list().length };
+    } catch (err) {
+      healthy = false;
+      directoryCheck = { ok: false, error: (err as Error).message };
+    }
+    const shards = await Promise.all(
+      pool.started().map(async (shard) => {
+        const started = performance.now();
+        try {
+          const answer = await within(pool.admin<{ realms: number }>(shard, { kind: 'admin', op: 'health' }), HEALTH_TIMEOUT_MS, `shard ${shard}`);
+          return { shard, ok: true, realms: answer.realms, ms: Math.round(performance.now() - started) };
+        } catch (err) {
+          healthy = false;
+          return { shard, ok: false, error: (err as Error).message };
+        }
+      }),
+    );
+    return { status: healthy ? 200 : 503, body: { status: healthy ? 'ok' : 'failing', directory: directoryCheck, shards } };
+  }
+
+  return {
+    observe,
+    async middleware(ctx, next) {
+      if ((ctx.path !== '/health' && ctx.path !== '/metrics') || (ctx.method !== 'GET' && ctx.method !== 'HEAD') || !allowed.has(clientAddress(ctx.req))) return next();
+      noteRoute(ctx.req, ctx.path);
+      ctx.set('Cache-Control', 'no-store');
+      if (ctx.path === '/metrics') {
+        ctx.type = registry.contentType;
+        ctx.body = await metricsText();
+        return;
+      }
+      const { status, body } = await health();
+      ctx.status = status;
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify(body);
+    },
+  };
+}

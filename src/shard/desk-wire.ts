@@ -1,0 +1,36 @@
+/**
+ * What the long-poll desks (front end: shard/desk.ts; shard: api/events/desk.ts) tell each
+ * other over a shard's link (link.ts). The link is one FIFO each way, which is what makes the
+ * desks safe: a note the shard sends while it changes something (a queue dropped, a user's
+ * credentials changed) reaches the front end before the answer to any request that follows.
+ */
+
+/** A desk for one queue, given with the answer to a poll that reached the shard. */
+export interface Grant {
+  queueId: string;
+  realmId: number;
+  userId: number;
+  /** The queue's unacknowledged events: their ids and JSON heads (queue.ts eventHead). */
+  ids: number[];
+  heads: string[];
+  newestPruned: number;
+}
+
+/** Shard -> front end (link items numbered 0). */
+export type ShardNote =
+  /** New events for desks: `queues` is [queueId, [id, headIndex, id, headIndex, ...]] pairs. */
+  | { kind: 'events'; heads: string[]; queues: [string, number[]][] }
+  /** The queue is gone: a poll parked at its desk gets `reply` (BAD_EVENT_QUEUE_ID, or empty). */
+  | { kind: 'drop'; queueId: string; status: number; body: string }
+  /** A user record (credentials, activity) or the realm changed: its desks go. */
+  | { kind: 'auth'; realmId: number }
+  /** The shard stops (polls are answered at once from now on), or reloaded: every desk goes. */
+  | { kind: 'drain' }
+  | { kind: 'reset' };
+
+/** Front end -> shard (link tasks nobody waits for). */
+export type DeskTask =
+  /** A poll answered or parked at a desk: it acknowledged up to lastEventId (if given). */
+  | { kind: 'deskPoll'; queueId: string; lastEventId?: number; parked: boolean }
+  /** The poll parked at a desk ended without events (its client left, or a new poll came). */
+  | { kind: 'deskIdle'; queueId: string };

@@ -1,0 +1,191 @@
+import { rateLimited } from '../lib/errors.js';
+import type { RateLimiter } from '../api/server/rate-limit.js';
+import type { Reply } from './dispatch.js';
+import type { DeskTask, Grant, ShardNote } from './desk-wire.js';
+
+/**
+ * The front end's long-poll desks for one shard: copies of queues' unacknowledged events, kept
+ * on the main thread so that GET /events is answered without a round trip to the shard (the
+ * shard's side, and why: api/events/desk.ts).
+ *
+ * A desk answers a poll only when nothing the shard would check can have changed: the same
+ * Authorization header the shard accepted for the queue's user (any change to the realm's users
+ * takes the desks away: an `auth` note), plain parameters (queue_id, last_event_id, dont_block,
+ * in canonical form), a last_event_id within what the desk holds (anything else, an error among
+ * them, goes to the shard), and the user's GET /events budget, counted here as the shard counts
+ * it. The shard hears of every poll answered here (a `deskPoll` task: acknowledgement, parked or
+ * not), so its queue, expiry and heartbeat stay as they would have been.
+ */
+export interface DeskPoll {
+  realmId: number;
+  authorization: string;
+  queueId: string;
+  lastEventId?: number;
+  dontBlock: boolean;
+  /** Writes the HTTP answer. */
+  answer(reply: Reply): void;
+}
+
+/** A poll parked at a desk: `leave` when its client goes away. */
+export interface DeskTicket {
+  leave(): void;
+}
+
+interface Parked {
+  poll: DeskPoll;
+  headers: Record<string, string> | undefined;
+  /** Whose poll it is (the access log's user). */
+  userId: number;
+}
+
+interface Desk {
+  realmId: number;
+  userId: number;
+  authorization: string;
+  ids: number[];
+  heads: string[];
+  newestPruned: number;
+  /** The newest id the desk has seen: a last_event_id above it is the shard's to judge. */
+  newest: number;
+  parked: Parked | null;
+}
+
+const noTicket: DeskTicket = { leave: () => undefined };
+
+function eventsBody(queueId: string, ids: number[], heads: string[]): string {
+  let events = '';
+  for (let i = 0; i < ids.length; i++) events += `${i > 0 ? ',' : ''}${heads[i]}"id":${ids[i]}}`;
+  return `{"result":"success","msg":"","events":[${events}],"queue_id":${JSON.stringify(queueId)}}`;
+}
+
+export class FrontDesks {
+  private readonly desks = new Map<string, Desk>();
+  /** Set once the shard drains for a stop: polls are answered at once. */
+  private draining = false;
+
+  constructor(
+    private readonly send: (task: DeskTask) => void,
+    private readonly limiter: RateLimiter | null,
+  ) {}
+
+  get size(): number {
+    return this.desks.size;
+  }
+
+  /** Answers or parks a poll at its queue's desk; null when the poll must go to the shard. */
+  poll(poll: DeskPoll): DeskTicket | null {
+    const desk = this.desks.get(poll.queueId);
+    if (!desk || desk.realmId !== poll.realmId || desk.authorization !== poll.authorization) return null;
+    const last = poll.lastEventId;
+    if (last !== undefined && (last < desk.newestPruned || last > desk.newest)) return null;
+    let headers: Record<string, string> | undefined;
+    if (this.limiter) {
+      const decision = this.limiter.take(`${desk.realmId}:${desk.userId}`);
+      if (decision.retryAfter > 0) {
+        const err = rateLimited(decision.retryAfter);
+        poll.answer({ status: err.status, body: JSON.stringify(err.body()), headers: { ...decision.headers, ...err.headers }, userId: desk.userId });
+        return noTicket;
+      }
+      headers = decision.headers;
+    }
+    if (last !== undefined) this.prune(desk, last);
+    // A new poll finishes the one parked before it, with no events.
+    if (desk.parked) this.answer(poll.queueId, desk.parked, [], []);
+    desk.parked = null;
+    const now = desk.ids.length > 0 || poll.dontBlock || this.draining;
+    this.send({ kind: 'deskPoll', queueId: poll.queueId, lastEventId: last, parked: !now });
+    const parked: Parked = { poll, headers, userId: desk.userId };
+    if (now) {
+      this.answer(poll.queueId, parked, desk.ids, desk.heads);
+      return noTicket;
+    }
+    desk.parked = parked;
+    return {
+      leave: () => {
+        if (desk.parked !== parked || this.desks.get(poll.queueId) !== desk) return;
+        desk.parked = null;
+        this.send({ kind: 'deskIdle', queueId: poll.queueId });
+      },
+    };
+  }
+
+  /** A poll that reached the shard was answered with a desk (called as the answer arrives). */
+  grant(authorization: string, grant: Grant): void {
+    this.forget(grant.queueId);
+    // The poll that brought it was counted by the shard; the desk's budget counts it too.
+    this.limiter?.take(`${grant.realmId}:${grant.userId}`);
+    const newest = Math.max(grant.newestPruned, grant.ids.length > 0 ? grant.ids[grant.ids.length - 1] : -1);
+    this.desks.set(grant.queueId, { realmId: grant.realmId, userId: grant.userId, authorization, ids: grant.ids, heads: grant.heads, newestPruned: grant.newestPruned, newest, parked: null });
+  }
+
+  /** A poll or DELETE for the queue goes to the shard: its desk goes (a parked poll there ends empty). */
+  forget(queueId: string): void {
+    const desk = this.desks.get(queueId);
+    if (!desk) return;
+    this.desks.delete(queueId);
+    if (desk.parked) this.answer(queueId, desk.parked, [], []);
+  }
+
+  /** The shard's notes (desk-wire.ts), in the order it sent them. */
+  note(note: ShardNote): void {
+    switch (note.kind) {
+      case 'events':
+        for (const [queueId, list] of note.queues) {
+          const desk = this.desks.get(queueId);
+          if (!desk) continue;
+          for (let i = 0; i < list.length; i += 2) {
+            desk.ids.push(list[i]);
+            desk.heads.push(note.heads[list[i + 1]]);
+            if (list[i] > desk.newest) desk.newest = list[i];
+          }
+          if (desk.parked) {
+            const parked = desk.parked;
+            desk.parked = null;
+            this.answer(queueId, parked, desk.ids, desk.heads);
+            this.send({ kind: 'deskIdle', queueId });
+          }
+        }
+        return;
+      case 'drop': {
+        const desk = this.desks.get(note.queueId);
+        if (!desk) return;
+        this.desks.delete(note.queueId);
+        if (desk.parked) desk.parked.poll.answer({ status: note.status, body: note.body, headers: desk.parked.headers, userId: desk.userId });
+        return;
+      }
+      case 'auth':
+        for (const [queueId, desk] of this.desks) {
+          if (desk.realmId !== note.realmId) continue;
+          const parked = desk.parked !== null;
+          this.forget(queueId);
+          // A poll parked there ended: the shard lets the queue age until the next one.
+          if (parked) this.send({ kind: 'deskIdle', queueId });
+        }
+        return;
+      case 'drain':
+        this.draining = true;
+        for (const [queueId, desk] of this.desks) {
+          if (!desk.parked) continue;
+          this.answer(queueId, desk.parked, desk.ids, desk.heads);
+          desk.parked = null;
+        }
+        return;
+      case 'reset':
+        for (const queueId of [...this.desks.keys()]) this.forget(queueId);
+        return;
+    }
+  }
+
+  private prune(desk: Desk, last: number): void {
+    let n = 0;
+    while (n < desk.ids.length && desk.ids[n] <= last) n++;
+    if (n === 0) return;
+    desk.newestPruned = desk.ids[n - 1];
+    desk.ids.splice(0, n);
+    desk.heads.splice(0, n);
+  }
+
+  private answer(queueId: string, parked: Parked, ids: number[], heads: string[]): void {
+    parked.poll.answer({ status: 200, body: eventsBody(queueId, ids, heads), headers: parked.headers, userId: parked.userId });
+  }
+}

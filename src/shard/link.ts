@@ -1,0 +1,165 @@
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+
+/**
+ * The channel between the front end and one shard thread, in batches.
+ *
+ * Piscina posts one message per task each way, and a cross-thread message is dear: the sender
+ * clones it and wakes the other thread's event loop (a system call), the receiver gets a callback
+ * and an event object per message. A delivered message event is exactly that many tasks at once:
+ * one commit wakes the 50 parked polls of a channel's subscribers, and their 50 next polls arrive
+ * together. Profiles of that (bench P1/P2) showed postMessage as the largest single cost on both
+ * threads. So each side queues what it sends during one turn of its event loop and posts it as
+ * one array from the check phase (setImmediate), after the poll phase has handled every socket,
+ * commit and message that was ready:
+ *
+ *   front end                                   shard thread
+ *   requests of one turn ── [[n, task], ...] ──> each task runs as it comes
+ *   replies resolve      <── [[n, ok, value]] ── replies settled in one turn
+ *
+ * `n` numbers the tasks whose answer is awaited; 0 is a task nobody waits for (a cancel). The
+ * piscina pool still owns the thread (start, and replacement after a crash); it carries only the
+ * task that hands the thread its end of the channel. Tasks keep their order: one port, FIFO.
+ */
+export type Down = [n: number, task: unknown];
+export type Up = [n: number, ok: boolean, value: unknown];
+
+/** The front end's side: one per shard. */
+export class ShardLink {
+  private port: MessagePort | null = null;
+  private connecting: Promise<void> | null = null;
+  private next = 1;
+  private readonly waiting = new Map<number, { resolve(value: unknown): void; reject(err: unknown): void; sync?: (value: unknown) => void }>();
+  private outbox: Down[] = [];
+  private scheduled = false;
+  private closed = false;
+  /** The shard's own notes (numbered 0), and `{kind: 'reset'}` when its thread has ended. */
+  onNote: (note: unknown) => void = () => {};
+
+  /** `connect` gives the shard thread the other end of a new channel (a piscina task). */
+  constructor(private readonly connect: (port: MessagePort) => Promise<unknown>) {}
+
+  /**
+   * Runs a task in the shard; resolves with its result. `sync` sees the result as it arrives,
+   * before the shard's next notes are read (a promise would see it after them).
+   */
+  call<T>(task: unknown, sync?: (value: T) => void): Promise<T> {
+    const n = this.next++;
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(n, { resolve: resolve as (value: unknown) => void, reject, sync: sync as ((value: unknown) => void) | undefined });
+      this.send([n, task]);
+    });
+  }
+
+  /** A task whose answer nobody waits for. */
+  notify(task: unknown): void {
+    this.send([0, task]);
+  }
+
+  private send(item: Down): void {
+    if (this.closed) {
+      if (item[0] > 0) this.settle([item[0], false, new Error('the shard pool is closed')]);
+      return;
+    }
+    this.outbox.push(item);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => void this.flush());
+  }
+
+  private async flush(): Promise<void> {
+    if (!this.port) {
+      try {
+        await (this.connecting ??= this.open());
+      } catch (err) {
+        // The thread could not start (a damaged store): every task waiting fails with the cause.
+        this.connecting = null;
+        this.scheduled = false;
+        const items = this.outbox;
+        this.outbox = [];
+        for (const [n] of items) if (n > 0) this.settle([n, false, err]);
+        return;
+      }
+    }
+    this.scheduled = false;
+    const items = this.outbox;
+    this.outbox = [];
+    if (items.length > 0) this.port!.postMessage(items);
+  }
+
+  private async open(): Promise<void> {
+    const { port1, port2 } = new MessageChannel();
+    port1.on('message', (replies: Up[]) => {
+      for (const reply of replies) {
+        if (reply[0] === 0) this.onNote(reply[2]);
+        else this.settle(reply);
+      }
+    });
+    // The thread ended (a crash; piscina starts another): what it was running is lost, as with
+    // piscina's own tasks. The next task opens a channel to the new thread.
+    port1.once('close', () => {
+      if (this.port === port1) this.port = null;
+      this.connecting = null;
+      this.onNote({ kind: 'reset' });
+      for (const n of [...this.waiting.keys()]) this.settle([n, false, new Error('the shard thread ended')]);
+    });
+    await this.connect(port2);
+    this.port = port1;
+  }
+
+  private settle([n, ok, value]: Up): void {
+    const w = this.waiting.get(n);
+    if (!w) return;
+    this.waiting.delete(n);
+    if (ok) {
+      w.sync?.(value);
+      w.resolve(value);
+    } else w.reject(value);
+  }
+
+  /** After the pool's threads have stopped. */
+  close(): void {
+    this.closed = true;
+    this.port?.close();
+    this.port = null;
+  }
+}
+
+/**
+ * The shard thread's side: runs each task with `handle`, and answers in batches. Returns the
+ * way to send the front end a note of the shard's own (numbered 0), in order with the answers.
+ */
+export function serveLink(port: MessagePort, handle: (task: never) => Promise<unknown>): (note: unknown) => void {
+  let outbox: Up[] = [];
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    const replies = outbox;
+    outbox = [];
+    try {
+      port.postMessage(replies);
+    } catch {
+      // A value that cannot be cloned (an error carrying a function) must not sink its batch.
+      for (const reply of replies) {
+        try {
+          port.postMessage([reply]);
+        } catch (err) {
+          port.postMessage([[reply[0], false, new Error(`the shard's answer could not be sent: ${(err as Error).message}`)]]);
+        }
+      }
+    }
+  };
+  const answer = (reply: Up) => {
+    outbox.push(reply);
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
+  port.on('message', (items: Down[]) => {
+    for (const [n, task] of items) {
+      const done = handle(task as never);
+      if (n > 0) done.then((value) => answer([n, true, value]), (err: unknown) => answer([n, false, err]));
+      else done.catch(() => undefined);
+    }
+  });
+  return (note) => answer([0, true, note]);
+}

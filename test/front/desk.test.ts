@@ -1,0 +1,172 @@
+import t from 'tap';
+import { createUser, startTestServer, type Credentials, type TestServer } from '../helpers/server.js';
+
+/**
+ * GET /events with its parameters in the query string is answered, once its queue's first poll
+ * has reached the shard, at the front end's desk for that queue (shard/desk.ts), without the
+ * shard. A poll with a form body goes through Koa to the shard every time. Each case runs on both
+ * paths and expects the same answers: the desk must be invisible to clients, however the queue,
+ * the credentials or the budget change between two polls.
+ */
+type Path = 'query' | 'form';
+const PATHS: Path[] = ['query', 'form'];
+
+function poller(ts: TestServer, creds: Credentials, path: Path) {
+  return (params: Record<string, unknown>) => ts.request('GET', '/events', { params, encoding: path, auth: creds });
+}
+
+async function register(ts: TestServer, creds: Credentials, params: Record<string, unknown> = { event_types: ['message'] }): Promise<string> {
+  const reg = await ts.request('POST', '/register', { params, auth: creds });
+  if (reg.status !== 200) throw new Error(JSON.stringify(reg.body));
+  return reg.body.queue_id as string;
+}
+
+const send = (ts: TestServer, content: string, creds?: Credentials) =>
+  ts.request('POST', '/messages', { params: { type: 'stream', to: 'general', topic: 'desk', content }, ...(creds ? { auth: creds } : {}) });
+
+const contents = (body: { events: { type: string; message?: { content: string } }[] }) => body.events.map((e) => (e.type === 'message' ? e.message!.content : e.type));
+
+t.test('the desk answers polls as the shard does', async (t) => {
+  const ts = await startTestServer(t, { heartbeatSeconds: 2 });
+  for (const path of PATHS) {
+    t.test(`${path}: events, acknowledgements, parking and errors`, async (t) => {
+      const user = await createUser(ts, `poller-${path}@example.com`);
+      const queueId = await register(ts, user);
+      const poll = poller(ts, user, path);
+      const first = await poll({ queue_id: queueId, last_event_id: -1, dont_block: true });
+      t.same(first.body.events, [], 'an empty queue answers at once with dont_block');
+
+      // Parked, then woken by a send.
+      const parked = poll({ queue_id: queueId, last_event_id: -1 });
+      await new Promise((r) => setTimeout(r, 300));
+      await send(ts, `${path} one`);
+      const woken = await parked;
+      t.same(contents(woken.body), [`${path} one`], 'a parked poll is answered with the event');
+      t.equal(woken.body.queue_id, queueId, 'with its queue id');
+      const firstId = woken.body.events[0].id as number;
+
+      await send(ts, `${path} two`);
+      await send(ts, `${path} three`);
+      const again = await poll({ queue_id: queueId, last_event_id: -1 });
+      t.same(contents(again.body), [`${path} one`, `${path} two`, `${path} three`], 'unacknowledged events come again');
+      const ids = again.body.events.map((e: { id: number }) => e.id);
+      t.same(ids, [firstId, firstId + 1, firstId + 2], 'with the same ids');
+
+      const acked = await poll({ queue_id: queueId, last_event_id: ids[0], dont_block: true });
+      t.same(contents(acked.body), [`${path} two`, `${path} three`], 'acknowledged events are gone');
+      const pruned = await poll({ queue_id: queueId, last_event_id: -1, dont_block: true });
+      t.equal(pruned.status, 400, 'acknowledging below what was pruned is an error');
+      t.equal(pruned.body.msg, `An event newer than -1 has already been pruned!`, "with the reference's message");
+      const beyond = await poll({ queue_id: queueId, last_event_id: ids[2] + 5, dont_block: true });
+      t.equal(beyond.status, 400, 'an id the queue never had is an error');
+      t.equal(beyond.body.msg, `Event ${ids[2] + 5} was not in this queue`, "with the reference's message");
+      const odd = await poll({ queue_id: queueId, last_event_id: ids[2], dont_block: true, user_client: 'test' });
+      t.same(odd.body.ignored_parameters_unsupported, ['user_client'], 'an unknown parameter is named as ignored');
+      t.same(odd.body.events, [], 'and the poll is answered');
+      const spelled = await poll({ queue_id: queueId, last_event_id: `0${ids[2]}`, dont_block: 'true' });
+      t.equal(spelled.status, 200, 'an odd spelling of an id is read as the shard reads it');
+
+      // A heartbeat reaches a poll parked with nothing to say.
+      const hb = await poll({ queue_id: queueId, last_event_id: ids[2] });
+      t.same(contents(hb.body), ['heartbeat'], 'a parked poll gets its heartbeat');
+      const after = await poll({ queue_id: queueId, last_event_id: hb.body.events[0].id, dont_block: true });
+      t.same(after.body.events, [], 'the heartbeat is acknowledged like any event');
+
+      // A new poll finishes the one parked before it.
+      const older = poll({ queue_id: queueId, last_event_id: hb.body.events[0].id });
+      await new Promise((r) => setTimeout(r, 300));
+      const newer = poll({ queue_id: queueId, last_event_id: hb.body.events[0].id });
+      const finished = await older;
+      t.same(finished.body.events, [], 'the older poll ends with no events');
+      await send(ts, `${path} four`);
+      t.same(contents((await newer).body), [`${path} four`], 'the newer one gets the next event');
+    });
+  }
+});
+
+t.test('a desk goes with the queue and with the credentials', async (t) => {
+  const ts = await startTestServer(t, { heartbeatSeconds: 3 });
+  for (const path of PATHS) {
+    t.test(`${path}: DELETE /events`, async (t) => {
+      const user = await createUser(ts, `deleter-${path}@example.com`);
+      const queueId = await register(ts, user);
+      const poll = poller(ts, user, path);
+      await poll({ queue_id: queueId, last_event_id: -1, dont_block: true });
+      const parked = poll({ queue_id: queueId, last_event_id: -1 });
+      await new Promise((r) => setTimeout(r, 300));
+      const del = await ts.request('DELETE', '/events', { params: { queue_id: queueId }, auth: user });
+      t.equal(del.status, 200, 'the queue is deleted');
+      const ended = await parked;
+      t.equal(ended.status, 200, 'the parked poll ends');
+      t.same(ended.body.events, [], 'with no events');
+      const gone = await poll({ queue_id: queueId, last_event_id: -1, dont_block: true });
+      t.equal(gone.body.code, 'BAD_EVENT_QUEUE_ID', 'the next poll is told the queue is gone');
+    });
+
+    t.test(`${path}: a new API key`, async (t) => {
+      const user = await createUser(ts, `rekeyed-${path}@example.com`);
+      const queueId = await register(ts, user);
+      const poll = poller(ts, user, path);
+      await poll({ queue_id: queueId, last_event_id: -1, dont_block: true });
+      await send(ts, `${path} before`);
+      const before = await poll({ queue_id: queueId, last_event_id: -1, dont_block: true });
+      t.same(contents(before.body), [`${path} before`], 'the old key reads the queue');
+      const rekey = await ts.request('POST', '/users/me/api_key/regenerate', { auth: user });
+      t.equal(rekey.status, 200, 'a new key');
+      const old = await poll({ queue_id: queueId, last_event_id: -1, dont_block: true });
+      t.equal(old.status, 401, 'the old key is refused at once');
+      const fresh = await ts.request('GET', '/events', { params: { queue_id: queueId, last_event_id: -1, dont_block: true }, encoding: path, auth: { email: user.email, apiKey: rekey.body.api_key } });
+      t.same(contents(fresh.body), [`${path} before`], 'the new key reads the same queue');
+    });
+
+    t.test(`${path}: a deactivated user`, async (t) => {
+      const user = await createUser(ts, `leaver-${path}@example.com`);
+      const queueId = await register(ts, user);
+      const poll = poller(ts, user, path);
+      await poll({ queue_id: queueId, last_event_id: -1, dont_block: true });
+      const parked = poll({ queue_id: queueId, last_event_id: -1 });
+      await new Promise((r) => setTimeout(r, 300));
+      const del = await ts.request('DELETE', `/users/${user.userId}`);
+      t.equal(del.status, 200, 'the owner deactivates the user');
+      const ended = await parked;
+      t.ok(ended.status === 200 || ended.status === 400 || ended.status === 401, `the parked poll ends (${ended.status})`);
+      const refused = await poll({ queue_id: queueId, last_event_id: -1, dont_block: true });
+      t.equal(refused.status, 401, 'the next poll is refused');
+      t.equal(refused.body.code, 'USER_DEACTIVATED', 'as deactivated');
+    });
+
+    t.test(`${path}: another user's credentials, another realm's host`, async (t) => {
+      const user = await createUser(ts, `owner-${path}@example.com`);
+      const other = await createUser(ts, `other-${path}@example.com`);
+      const queueId = await register(ts, user);
+      await poller(ts, user, path)({ queue_id: queueId, last_event_id: -1, dont_block: true });
+      const stranger = await poller(ts, other, path)({ queue_id: queueId, last_event_id: -1, dont_block: true });
+      t.equal(stranger.body.code, 'BAD_EVENT_QUEUE_ID', "another user's poll finds no such queue");
+      const wrongHost = await ts.request('GET', '/events', { params: { queue_id: queueId, last_event_id: -1, dont_block: true }, encoding: path, auth: user, host: 'nosuch.example.com' });
+      t.equal(wrongHost.status, 200, 'with one realm every host reaches it');
+    });
+  }
+});
+
+t.test('polls answered at a desk are counted against the GET /events budget', async (t) => {
+  const ts = await startTestServer(t, { rateLimits: { enabled: true, perUser: [[60, 8]], perIp: [[60, 1000]] } });
+  for (const path of PATHS) {
+    t.test(path, async (t) => {
+      const user = await createUser(ts, `counted-${path}@example.com`);
+      const queueId = await register(ts, user);
+      const poll = poller(ts, user, path);
+      const statuses: number[] = [];
+      const remaining: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const res = await poll({ queue_id: queueId, last_event_id: -1, dont_block: true });
+        statuses.push(res.status);
+        remaining.push(String(res.headers['x-ratelimit-remaining']));
+      }
+      t.same(statuses, [200, 200, 200, 200, 200, 200, 200, 200, 429, 429], 'eight polls, then RATE_LIMIT_HIT');
+      t.same(remaining.slice(0, 8), ['7', '6', '5', '4', '3', '2', '1', '0'], 'each answer says what is left');
+      const refused = await poll({ queue_id: queueId, last_event_id: -1, dont_block: true });
+      t.equal(refused.body.code, 'RATE_LIMIT_HIT', "the reference's code");
+      t.ok(Number(refused.headers['retry-after']) > 0, 'with Retry-After');
+    });
+  }
+});

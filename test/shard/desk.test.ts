@@ -1,0 +1,93 @@
+import t from 'tap';
+import { RateLimiter } from '../../src/api/server/rate-limit.js';
+import { FrontDesks, type DeskPoll } from '../../src/shard/desk.js';
+import type { DeskTask, Grant } from '../../src/shard/desk-wire.js';
+import type { Reply } from '../../src/shard/dispatch.js';
+
+/**
+ * The front end's desks on their own (shard/desk.ts): what they answer without the shard, what
+ * they leave to it, and what they tell it. The HTTP behaviour, on both paths, is in
+ * test/front/desk.test.ts.
+ */
+const AUTH = 'Basic dXNlcjprZXk=';
+const head = (n: number) => `{"type":"message","n":${n},`;
+
+function setup(limiter: RateLimiter | null = null) {
+  const sent: DeskTask[] = [];
+  const desks = new FrontDesks((task) => sent.push(task), limiter);
+  const grant = (over: Partial<Grant> = {}) => desks.grant(AUTH, { queueId: 'q1', realmId: 1, userId: 7, ids: [], heads: [], newestPruned: -1, ...over });
+  const replies: Reply[] = [];
+  const poll = (over: Partial<DeskPoll> = {}) => desks.poll({ realmId: 1, authorization: AUTH, queueId: 'q1', dontBlock: false, answer: (r) => replies.push(r), ...over });
+  return { desks, sent, grant, poll, replies };
+}
+
+t.test('a desk answers from its events and tells the shard', async (t) => {
+  const { grant, poll, replies, sent } = setup();
+  grant({ ids: [3, 4], heads: [head(3), head(4)], newestPruned: 2 });
+  t.ok(poll({ lastEventId: 3 }), 'answered at the desk');
+  t.same(JSON.parse(replies[0].body), { result: 'success', msg: '', events: [{ type: 'message', n: 4, id: 4 }], queue_id: 'q1' }, 'with what is left after the acknowledgement');
+  t.same(sent, [{ kind: 'deskPoll', queueId: 'q1', lastEventId: 3, parked: false }], 'the shard hears of the acknowledgement');
+  t.equal(poll({ lastEventId: 2 }), null, 'an id below what was pruned goes to the shard (an error)');
+  t.equal(poll({ lastEventId: 9 }), null, 'an id the desk never saw goes to the shard');
+  t.equal(poll({ authorization: 'Basic other' }), null, 'other credentials go to the shard');
+  t.equal(poll({ realmId: 2 }), null, "another realm's host goes to the shard");
+  t.equal(poll({ queueId: 'q2' }), null, 'a queue without a desk goes to the shard');
+});
+
+t.test('a parked poll is answered by the next events, a heartbeat or a new poll', async (t) => {
+  const { desks, grant, poll, replies, sent } = setup();
+  grant();
+  const ticket = poll({ lastEventId: -1 });
+  t.ok(ticket, 'parked at the desk');
+  t.equal(replies.length, 0, 'no answer yet');
+  t.same(sent.at(-1), { kind: 'deskPoll', queueId: 'q1', lastEventId: -1, parked: true }, 'the shard keeps its heartbeat');
+  desks.note({ kind: 'events', heads: [head(0)], queues: [['q1', [0, 0]], ['q9', [5, 0]]] });
+  t.same(JSON.parse(replies[0].body).events, [{ type: 'message', n: 0, id: 0 }], 'the events wake it');
+  t.same(sent.at(-1), { kind: 'deskIdle', queueId: 'q1' }, 'and the shard lets the queue age');
+  poll({ lastEventId: 0 });
+  poll({ lastEventId: 0 });
+  t.same(JSON.parse(replies[1].body).events, [], 'a new poll finishes the parked one, empty');
+  const before = sent.length;
+  const last = poll({ lastEventId: 0 })!;
+  replies.length = 0;
+  last.leave();
+  t.same(sent.slice(before + 1), [{ kind: 'deskIdle', queueId: 'q1' }], 'a client that leaves frees the queue to age');
+  t.equal(replies.length, 0, 'and gets nothing');
+});
+
+t.test("the shard's notes take desks away", async (t) => {
+  const { desks, grant, poll, replies } = setup();
+  grant();
+  poll({ lastEventId: -1 });
+  desks.note({ kind: 'drop', queueId: 'q1', status: 400, body: '{"code":"BAD_EVENT_QUEUE_ID"}' });
+  t.equal(replies[0].status, 400, "a dropped queue's parked poll gets the shard's answer");
+  t.equal(poll(), null, 'and its desk is gone');
+
+  grant();
+  grant({ queueId: 'q2', realmId: 2 });
+  poll({ lastEventId: -1 });
+  desks.note({ kind: 'auth', realmId: 1 });
+  t.same(JSON.parse(replies[1].body).events, [], "a credentials change ends the realm's parked polls, empty");
+  t.equal(poll(), null, "and takes the realm's desks away");
+  t.equal(desks.size, 1, "another realm's desk stays");
+
+  grant();
+  desks.note({ kind: 'reset' });
+  t.equal(desks.size, 0, 'a reset takes every desk away');
+
+  grant();
+  desks.note({ kind: 'drain' });
+  poll({ lastEventId: -1 });
+  t.same(JSON.parse(replies.at(-1)!.body).events, [], 'a draining desk answers at once');
+});
+
+t.test('the desk counts polls against the GET /events budget', async (t) => {
+  const limiter = new RateLimiter([[60, 3]]);
+  const { grant, poll, replies, sent } = setup(limiter);
+  grant();
+  for (let i = 0; i < 3; i++) poll({ lastEventId: -1, dontBlock: true });
+  t.same(replies.map((r) => r.status), [200, 200, 429], 'the granting poll counts; then two more, then refused');
+  t.equal(replies[0].headers?.['X-RateLimit-Remaining'], '1', 'with what is left');
+  t.equal(JSON.parse(replies[2].body).code, 'RATE_LIMIT_HIT', 'refused as the shard refuses');
+  t.equal(sent.filter((task) => task.kind === 'deskPoll').length, 2, 'a refused poll acknowledges nothing');
+});
