@@ -101,6 +101,8 @@ export function guardTables(env: RootDatabase, tables: Record<string, Database>,
         } catch (err) {
           return failed(err);
         }
+        // getCount asks for a count, not an iterator (onlyCount): nothing more to guard.
+        if (typeof inner?.next !== 'function') return inner;
         return {
           next(value?: unknown) {
             try {
