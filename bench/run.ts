@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { clusterScenarios } from './cluster.js';
 import { dayOfChat } from './day.js';
 import { importSpeed } from './import.js';
-import { fairness, soak } from './reliability.js';
+import { fairness, loginFlood, soak } from './reliability.js';
 import { hammer, sleep, startBaseline, type Measured } from './lib/load.js';
 import { OwnServer, readZuliprc, RemoteServer, type SeedSpec, type Target } from './lib/target.js';
 import { firstLoadBytes, webAvailable, webScenarios } from './web.js';
@@ -25,7 +25,7 @@ const QUICK: Sizes = {
 };
 /** Scenarios that run only when asked for (or in a quick run): long, and about endurance. */
 // W1-W4 (the web app, in Chromium) too: they seed a realm of their own.
-const OPT_IN = new Set(['SOAK', 'FAIR', 'DELIVERY', 'W1', 'W2', 'W3', 'W4']);
+const OPT_IN = new Set(['SOAK', 'FAIR', 'FAIR-LOGIN', 'DELIVERY', 'W1', 'W2', 'W3', 'W4']);
 
 interface Options {
   url?: string;
@@ -55,7 +55,8 @@ async function measureBaseline(sizes: Sizes): Promise<Measured> {
  */
 function ownServerEnv(): { serverEnv: Record<string, string> } {
   const config = join(mkdtempSync(join(tmpdir(), 'stoa-bench-config-')), 'config.json');
-  writeFileSync(config, JSON.stringify({ rateLimits: { enabled: true, perUser: [[60, 1_000_000_000]], perIp: [[60, 1_000_000_000]] } }));
+  // The failed-login limits too: FAIR-LOGIN's flood must reach the hashing thread.
+  writeFileSync(config, JSON.stringify({ rateLimits: { enabled: true, perUser: [[60, 1_000_000_000]], perIp: [[60, 1_000_000_000]] }, fetchApiKeyRateLimit: { failures: 1_000_000_000, windowSeconds: 60 } }));
   return { serverEnv: { STOA_HEARTBEAT_SECONDS: '120', STOA_CONFIG: config } };
 }
 
@@ -87,6 +88,7 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
     const p5 = await step('P5', () => topicHistory(env));
     await step('P9', () => dayOfChat(env));
     await step('FAIR', () => fairness(env));
+    await step('FAIR-LOGIN', () => loginFlood(env));
     await step('DELIVERY', () => deliveryCost(env, env.sizes.deliveryRounds));
     await step('SOAK', () => soak(env));
     return { p1, p5 };

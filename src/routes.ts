@@ -11,6 +11,8 @@ export interface Route {
   op: string;
   /** A larger request body than `requestLimits.bodyBytes` allows, for the few that need one. */
   bodyBytes?: number;
+  /** A password login: failures for unknown usernames count against the address (front/guard.ts). */
+  login?: true;
 }
 
 const r = (method: Method, path: string, op: string, bodyBytes?: number): Route => (bodyBytes ? { method, path, op, bodyBytes } : { method, path, op });
@@ -23,7 +25,7 @@ const BOT_STORAGE_BODY_BYTES = 32 * 1024 * 1024;
 
 export const routes: readonly Route[] = [
   r('GET', '/server_settings', 'server.settings'),
-  r('POST', '/fetch_api_key', 'server.fetchApiKey'),
+  { ...r('POST', '/fetch_api_key', 'server.fetchApiKey'), login: true },
 
   r('PATCH', '/realm', 'realm.update'),
   r('POST', '/realm/test_welcome_bot_custom_message', 'realm.testWelcomeBotCustomMessage'),
@@ -228,7 +230,7 @@ export const pageRoutes: readonly Route[] = [
   r('GET', '/calls/bigbluebutton/join', 'calls.bigBlueButtonJoin'),
   // The web app's login, logout and sign-up pages (api/sessions/), at the reference's paths.
   r('GET', '/login/', 'sessions.loginPage'),
-  r('POST', '/login/', 'sessions.login'),
+  { ...r('POST', '/login/', 'sessions.login'), login: true },
   r('GET', '/accounts/logout/', 'sessions.logoutPage'),
   r('POST', '/accounts/logout/', 'sessions.logout'),
   r('GET', '/accounts/home/', 'sessions.signupPage'),

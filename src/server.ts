@@ -15,6 +15,7 @@ import { Directory } from './store/directory.js';
 import { checkDirectoryFile, checkShardFiles, StoreError } from './store/integrity.js';
 import { probeStores } from './store/probe.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
+import { checkStoresAfterStart } from './shard/store-check.js';
 import { log } from './lib/log.js';
 import { refreshZuliprcSites } from './zuliprc.js';
 import { ensureStoreFormat } from './store/format.js';
@@ -29,6 +30,8 @@ export interface RunningServer {
   mailPort: number | null;
   /** What the start changed that an operator should hear of (main.ts prints them). */
   notices: string[];
+  /** The check of every table after start (shard/store-check.ts): how many problems it found. */
+  storeCheck: Promise<number>;
   /** Stops accepting, lets in-flight requests finish, flushes LMDB. */
   close(): Promise<void>;
 }
@@ -117,6 +120,9 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const connections = new Map<Socket, { busy: number; idleSince: number }>();
   // What happened to the requests a stop found: logged when it ends.
   const stopStats = { answered: 0, cut: 0 };
+  // Set once a stop begins (see close). Declared before the listener opens: a response's close
+  // handler reads it, and a client may hang up while the shards are still loading.
+  let closing: Promise<void> | null = null;
   const http = createServer((req, res) => {
     const conn = connections.get(req.socket);
     if (conn) {
@@ -180,8 +186,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     const local = localMail(resolved, pool, shardsWithRealms);
     internal = (await import('./cluster/internal.js')).internalHandler(cluster, { known: async (to) => (await local.shardFor(to)) !== null, deliver: (m) => local.deliver(m) });
   }
-  let closing: Promise<void> | null = null;
-  const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null, front.limitAddress);
+  const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null, front.guard);
   const proxies = proxyTrust(resolved.trustedProxies, resolved.scheme);
   handle = (req, res) => {
     proxies.tag(req);
@@ -191,10 +196,15 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     if (internal?.(req, res)) return;
     if (!longPoll(req, res)) void koa(req, res);
   };
-  for (const [req, res] of early.splice(0)) handle(req, res);
+  // A client that hung up while it waited has nobody to answer: a long-poll of its would park
+  // until its heartbeat, since the close that cancels it has already fired.
+  for (const [req, res] of early.splice(0)) if (!res.destroyed) handle(req, res);
   const url = `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`;
   // The admin CLI's way in while the server runs (`stoa user ...`).
   const adminSocket = await startAdminSocket({ config: resolved, directory, pool, url, refreshRealms: front.refreshRealms });
+  // Every table read once, in a child process at low priority: damaged ones are refused.
+  const checking = new AbortController();
+  const storeCheck = checkStoresAfterStart(config.dataDir, pool, checking.signal);
 
   /**
    * A graceful stop. In order:
@@ -214,6 +224,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
   const close = () =>
     (closing ??= (async () => {
       const started = Date.now();
+      checking.abort();
       await mail?.close();
       await adminSocket?.close();
       const deadline = started + resolved.stopGraceSeconds * 1000;
@@ -235,11 +246,16 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
       }
       await closed;
       log.info({ ms: Date.now() - started, answered: stopStats.answered, cut: stopStats.cut, closedAtGrace: left }, 'stop: requests answered during the stop, and cut off when the grace period ended');
-      await cluster?.close();
-      await pool.close();
-      await directory.close();
-      lock.release();
+      try {
+        await storeCheck;
+        await cluster?.close();
+        await pool.close();
+        await directory.close();
+      } finally {
+        // Whatever failed, this process writes no more: the next start must not find it locked.
+        lock.release();
+      }
     })());
 
-  return { config: resolved, url, port, bootstrap, mailPort: mail?.port ?? null, notices, close };
+  return { config: resolved, url, port, bootstrap, mailPort: mail?.port ?? null, notices, storeCheck, close };
 }

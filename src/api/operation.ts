@@ -56,6 +56,8 @@ export interface OpContext<P> {
   browser?: BrowserRequest;
   /** The session that authenticated the request, when a cookie did. */
   session?: SessionRef;
+  /** What the front end's per-address limits learn from the reply (Reply.unknownLogin). */
+  outcome: { unknownLogin?: boolean };
 }
 
 export interface Operation<P = Record<string, unknown>> {
@@ -94,13 +96,18 @@ export interface Reply {
   desk?: Grant;
   /** Set-Cookie lines (a login or a logout: api/sessions/cookies.ts). */
   cookies?: string[];
-  /** Who the request was from, once authenticated: for the access log (front/request-log.ts). */
+  /**
+   * Who the request was from, once authenticated: for the access log (front/request-log.ts),
+   * and the per-address limits (front/guard.ts), which give an authenticated request back.
+   */
   userId?: number;
   /**
    * Fields of the request's audit line that only the handler knows (an address change's old and
    * new address); shard/audit.ts takes them off the reply before it leaves the shard.
    */
   audit?: Record<string, unknown>;
+  /** Never sent; for the per-address limits: a password login for a username nobody has. */
+  unknownLogin?: boolean;
 }
 
 /** Identity function that gives `params` its type at the definition site. */

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { open } from 'lmdb';
@@ -6,34 +6,12 @@ import { directoryPath } from '../store/directory.js';
 import { checkLmdbFile, directoryFile, shardFile, shardFolders, StoreError } from '../store/integrity.js';
 import { acquireLock, DataDirLockedError } from '../store/lock.js';
 import { probeStores, type ProbeProblem } from '../store/probe.js';
-import { openShardStore } from '../store/shard-store.js';
-import { uploadsDir } from '../store/uploads.js';
-import { ZULIP_VERSION } from '../version.js';
-import { auditCli } from './server-client.js';
+import { backup, INCOMPLETE, MANIFEST, type Manifest } from './backup.js';
 import { cliConfig, CliError } from './context.js';
 
 /**
- * Backups: `stoa backup`, `stoa restore`, `stoa check`.
- *
- * A backup is taken while the server runs. Each LMDB environment is copied by LMDB itself
- * (mdb_env_copy2 with compaction): inside one read transaction, so each copy is one consistent
- * state of its store, written compactly (free pages dropped). The realm directory goes first,
- * then each shard, then the uploaded files: every file a copied shard records was on disk
- * before its row was committed, so it is in the copy. Shards are copied one after the other, so
- * the copy of shard 1 may be a moment newer than shard 0's; no data links two shards (a realm
- * lives on one), so each realm is consistent. The manifest is written last: a backup without
- * one was interrupted.
+ * Backups: `stoa backup` (cli/backup.ts), `stoa restore`, `stoa check`.
  */
-const MANIFEST = 'stoa-backup.json';
-
-interface Manifest {
-  format: 1;
-  created: string;
-  server: string;
-  source: string;
-  stores: { file: string; bytes: number }[];
-  uploads: number;
-}
 
 /** The files of a data directory that hold its state: the stores, the uploads, the data exports, the zuliprc files, the push registration. */
 function stateEntries(dataDir: string): string[] {
@@ -41,22 +19,24 @@ function stateEntries(dataDir: string): string[] {
   return readdirSync(dataDir).filter((name) => ['directory', 'shards', 'uploads', 'exports', 'push-registration.json'].includes(name) || name === 'zuliprc' || name.endsWith('.zuliprc'));
 }
 
-function countFiles(dir: string): number {
-  if (!existsSync(dir)) return 0;
-  let n = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) n += entry.isDirectory() ? countFiles(join(dir, entry.name)) : 1;
-  return n;
-}
-
 function describeProblems(problems: ProbeProblem[]): string {
   return problems.map((p) => `  ${p.file}${p.table && !p.problem.includes(p.table) ? ` (table ${p.table})` : ''}: ${p.problem}`).join('\n');
 }
 
-/** Every problem with a data directory's stores: their headers, then reading every table. */
-export async function checkDataDir(dataDir: string): Promise<{ problems: ProbeProblem[]; stores: number; rows: number }> {
+/**
+ * Every problem with a data directory's stores: their headers, then reading every table (and
+ * finding every attachment's file). A backup still being made (`ownBackup`) is not reported as
+ * one that was interrupted.
+ */
+export async function checkDataDir(dataDir: string, ownBackup = false): Promise<{ problems: ProbeProblem[]; stores: number; rows: number }> {
   const problems: ProbeProblem[] = [];
+  const interrupted = !ownBackup && existsSync(join(dataDir, INCOMPLETE));
+  if (interrupted) problems.push({ file: join(dataDir, INCOMPLETE), table: null, problem: 'an interrupted backup, never completed: do not restore it; remove it' });
   const shards = shardFolders(dataDir).map((k) => shardFile(dataDir, k));
-  if (!existsSync(directoryFile(dataDir)) && !shards.some((file) => existsSync(file))) throw new CliError(`${dataDir} holds no Stoa data`);
+  if (!existsSync(directoryFile(dataDir)) && !shards.some((file) => existsSync(file))) {
+    if (interrupted) return { problems, stores: 0, rows: 0 };
+    throw new CliError(`${dataDir} holds no Stoa data`);
+  }
   // The directory must be there; a shard folder without its file is reported too.
   const present = [directoryFile(dataDir), ...shards];
   const damaged = new Set<string>();
@@ -90,65 +70,6 @@ export async function checkDataDir(dataDir: string): Promise<{ problems: ProbePr
   let rows = 0;
   for (const byTable of report.rows.values()) for (const n of byTable.values()) rows += n;
   return { problems, stores: present.length, rows };
-}
-
-async function backup(target: string): Promise<void> {
-  const { dataDir } = cliConfig();
-  const dest = resolve(target);
-  if (existsSync(dest) && readdirSync(dest).length > 0) throw new CliError(`${dest} is not empty: a backup goes into a new or empty directory`);
-  if (!existsSync(directoryFile(dataDir))) throw new CliError(`${dataDir} holds no Stoa data to back up`);
-  checkLmdbFile(directoryFile(dataDir));
-  const partial = `${dest}.partial-${process.pid}`;
-  rmSync(partial, { recursive: true, force: true });
-  mkdirSync(partial, { recursive: true });
-  try {
-    const stores: Manifest['stores'] = [];
-    mkdirSync(join(partial, 'directory'));
-    const directory = open({ path: directoryPath(dataDir), maxDbs: 4, readOnly: true });
-    try {
-      // LMDB writes data.mdb into the folder it is given.
-      await directory.backup(join(partial, 'directory'), true);
-    } finally {
-      await directory.close();
-    }
-    stores.push({ file: 'directory/data.mdb', bytes: statSync(join(partial, 'directory', 'data.mdb')).size });
-    for (const shard of shardFolders(dataDir)) {
-      if (!existsSync(shardFile(dataDir, shard))) continue;
-      checkLmdbFile(shardFile(dataDir, shard));
-      const file = join('shards', String(shard), 'data.mdb');
-      mkdirSync(join(partial, 'shards', String(shard)), { recursive: true });
-      const store = openShardStore(dataDir, shard, true);
-      try {
-        await store.env.backup(join(partial, 'shards', String(shard)), true);
-      } finally {
-        await store.env.close();
-      }
-      stores.push({ file, bytes: statSync(join(partial, file)).size });
-    }
-    // After the stores: every file they record was written before its row.
-    // (uploads/tmp holds requests' files in flight, not yet anyone's.)
-    const inFlight = join(uploadsDir(dataDir), 'tmp');
-    if (existsSync(uploadsDir(dataDir))) cpSync(uploadsDir(dataDir), join(partial, 'uploads'), { recursive: true, filter: (src) => resolve(src) !== inFlight });
-    // Data exports the stores list as complete (an archive still being written is not one).
-    const exportsRoot = join(dataDir, 'exports');
-    if (existsSync(exportsRoot)) cpSync(exportsRoot, join(partial, 'exports'), { recursive: true, filter: (src) => !src.endsWith('.partial') });
-    // The push registration (its key is the server's password at the push notification service) goes with them.
-    for (const name of stateEntries(dataDir).filter((n) => n.endsWith('zuliprc') || n === 'push-registration.json')) cpSync(join(dataDir, name), join(partial, name));
-    const { problems } = await checkDataDir(partial);
-    if (problems.length > 0) throw new CliError(`the copy does not check out:\n${describeProblems(problems)}`);
-    // Checking opened the copies, which leaves LMDB lock files: not part of a backup.
-    for (const { file } of stores) rmSync(join(partial, file.replace(/data\.mdb$/, 'lock.mdb')), { force: true });
-    const manifest: Manifest = { format: 1, created: new Date().toISOString(), server: `Stoa (Zulip API ${ZULIP_VERSION})`, source: dataDir, stores, uploads: countFiles(join(partial, 'uploads')) };
-    writeFileSync(join(partial, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
-    rmSync(dest, { recursive: true, force: true });
-    renameSync(partial, dest);
-    const bytes = stores.reduce((n, s) => n + s.bytes, 0);
-    console.log(`Backed up ${dataDir} to ${dest}: ${stores.length} stores (${(bytes / 1048576).toFixed(1)} MiB, compacted), ${manifest.uploads} uploaded files`);
-    await auditCli(dataDir, { event: 'backup', dest, stores: stores.length, bytes });
-  } catch (err) {
-    rmSync(partial, { recursive: true, force: true });
-    throw err;
-  }
 }
 
 async function restore(source: string, opts: { force?: boolean }): Promise<void> {
@@ -203,7 +124,10 @@ export function storeCommands(program: Command): void {
     .command('backup')
     .description('Copy the data directory into <dir> (new or empty), consistently, while the server runs: LMDB copies each store, compacted; then the uploads and zuliprc files')
     .argument('<dir>', 'where the backup goes')
-    .action((dir: string) => backup(dir));
+    .action((dir: string) => backup(dir, async (copy) => {
+      const { problems } = await checkDataDir(copy, true);
+      return problems.length > 0 ? describeProblems(problems) : null;
+    }));
   program
     .command('restore')
     .description('Put a backup made by `stoa backup` back as the data directory (the server must be stopped)')

@@ -229,7 +229,7 @@ export class ClusterNode {
     return p !== undefined && p.node === this.id && p.state === 'active';
   }
 
-  /** front/app.ts Admission: the realm if this node serves it now. */
+  /** front/app.ts RealmAdmission: the realm if this node serves it now. */
   readonly admit = (subdomain: string, entry: DirectoryEntry | undefined): DirectoryEntry => {
     if (!this.online) throw realmUnavailable('offline', 2);
     if (entry && this.owns(subdomain) && this.placements.get(subdomain)!.value.id === entry.id) return entry;

@@ -15,7 +15,7 @@ import { paramParser } from './body.js';
 import { monitoring } from './monitoring.js';
 import { noteRoute, noteUser, requestLog } from './request-log.js';
 import { clientAddress } from './client-address.js';
-import { addressLimit, type AddressLimit } from './guard.js';
+import { addressGuard, type AddressGuard, type Admission } from './guard.js';
 import { apiErrorPage, isPagePath, pageRouter, sendPage } from './pages.js';
 import { acceptsParam, methodMatcher, orderRoutes } from './route-order.js';
 import { browserRequest } from './session.js';
@@ -34,8 +34,8 @@ export interface FrontEnd {
   refreshRealms(): void;
   /** The realm a Host header names (throws noSuchRealm). */
   realmFor(host: string): DirectoryEntry;
-  /** The per-address limit of requests without credentials (front/guard.ts). */
-  limitAddress: AddressLimit;
+  /** The per-address limits (front/guard.ts). */
+  guard: AddressGuard;
   /** Watches a request to its end, for the access log and /metrics (front/request-log.ts). */
   logRequest: (req: IncomingMessage, res: ServerResponse) => void;
 }
@@ -77,11 +77,11 @@ const pathParams = (ctx: Context) => (ctx as unknown as { params: Record<string,
  * A cluster node's say on a realm (src/cluster/node.ts): the entry when this node serves it now,
  * else a 503 (it moved, or is moving here) or noSuchRealm.
  */
-export type Admission = (subdomain: string, entry: DirectoryEntry | undefined) => DirectoryEntry;
+export type RealmAdmission = (subdomain: string, entry: DirectoryEntry | undefined) => DirectoryEntry;
 
 /** What a cluster node adds to the front end: who answers, and its part of GET /health. */
 export interface ClusterHooks {
-  admit: Admission;
+  admit: RealmAdmission;
   health(): { ok: boolean } & Record<string, unknown>;
 }
 
@@ -133,11 +133,13 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   app.use(webAssets);
   app.use(thumbnails);
 
-  // Requests without credentials, per client address, before their bodies are read.
-  const limitAddress = addressLimit(config);
+  // Every request is counted against its client's address before its body is read; those a
+  // shard authenticates are given back when its reply comes (front/guard.ts).
+  const guard = addressGuard(config, pool);
   app.use(async (ctx: Context, next: Next) => {
-    const headers = limitAddress(ctx.req);
-    if (headers) ctx.set(headers);
+    const admission = await guard.admit(ctx.req, clientAddress(ctx.req), realmFor);
+    ctx.state.admission = admission;
+    if (admission.headers) ctx.set(admission.headers);
     await next();
   });
 
@@ -170,6 +172,9 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
       ctx.res.once('close', onClose);
       // Upload links (outside /api/v1) open with HTTP Basic or, in a browser, the session.
       const browser = json || ctx.state.pathParams?.__serve ? browserRequest(ctx.method, ctx.headers) : undefined;
+      const address = clientAddress(ctx.req);
+      const admission = ctx.state.admission as Admission;
+      const loggedIn = route.login ? guard.login(address) : null;
       const reply = await pool.request(realm.shard, {
         kind: 'request',
         op: route.op,
@@ -179,11 +184,14 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
         params: route.op === 'webhooks.incoming' ? webhookParams(ctx) : ctx.state.params,
         pathParams: { ...pathParams(ctx), ...ctx.state.pathParams },
         userAgent: ctx.get('user-agent'),
-        remoteAddr: clientAddress(ctx.req),
+        remoteAddr: address,
         requestId,
+        addressOver: admission.over,
         ...(browser ? { browser } : {}),
       });
       ctx.res.off('close', onClose);
+      admission.settle(reply);
+      loggedIn?.(reply);
       noteUser(ctx.req, reply.userId);
       // A person who opens an upload link logged out is sent to log in, as the reference does
       // for a top-level page, rather than asked for HTTP Basic credentials.
@@ -231,9 +239,9 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     }
     await next();
   });
-  app.use(pageRouter(realmFor, pool, parseParams));
+  app.use(pageRouter(realmFor, pool, parseParams, guard));
   app.use(router.routes());
   app.use(jsonRouter.routes());
 
-  return { app, refreshRealms, realmFor, limitAddress, logRequest: requestLog(monitor.observe) };
+  return { app, refreshRealms, realmFor, guard, logRequest: requestLog(monitor.observe) };
 }

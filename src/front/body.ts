@@ -10,6 +10,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { UploadedFile } from '../api/uploads/index.js';
 import { ApiError } from '../lib/errors.js';
 import { checkParams, type InputLimits } from '../lib/input-limits.js';
+import { log } from '../lib/log.js';
 import { MAX_FILE_UPLOAD_BYTES, MAX_FILE_UPLOAD_SIZE_MIB } from '../store/uploads.js';
 
 /** Files one multipart request may carry (busboy's limit): each streams to disk, capped in size. */
@@ -61,17 +62,29 @@ async function saveFile(stream: Readable, dir: string, path: string): Promise<nu
 
 const tooLarge = () => new ApiError(`File is larger than this server's configured maximum upload size (${MAX_FILE_UPLOAD_SIZE_MIB} MiB).`);
 
+/** Writing an uploaded file failed (a full disk, an I/O error): nothing was stored. */
+const uploadNotStored = () =>
+  new ApiError('The server could not store the uploaded file (storage error). Nothing was changed; try again later.', { code: 'STORAGE_ERROR', status: 503 });
+
 /**
  * Fields, and files streamed to temporary files under `uploadDir` (listed in `files` as soon as
  * they are opened, so the caller can remove them whatever happens). A file over the upload limit
  * stops being written and fails the request once the body has been read.
+ *
+ * Any other refusal (too many fields, fields too large, a malformed body, a file that cannot be
+ * written) stops reading at once and closes the connection, as the 413 paths do: a client that
+ * writes its whole body before reading would otherwise wait forever on a body nobody reads. The
+ * refusal waits for the file writes begun so far to end, so that the caller's clean-up finds
+ * every temporary file they made.
  */
 function parseMultipart(ctx: Context, uploadDir: string, files: UploadedFile[], limits: BodyLimits): Promise<Record<string, string>> {
   return new Promise((resolve, reject) => {
     const fields: Record<string, string> = {};
     const writes: Promise<unknown>[] = [];
+    const streams = new Set<Readable>();
     let truncated = false;
     let fieldBytes = 0;
+    let failed = false;
     let parser: busboy.Busboy;
     try {
       // One byte over the limit marks a file as too large (busboy truncates at the limit itself).
@@ -82,20 +95,27 @@ function parseMultipart(ctx: Context, uploadDir: string, files: UploadedFile[], 
         limits: { fieldSize: limits.bodyBytes + 1, fields: limits.params + 1, fileSize: MAX_FILE_UPLOAD_BYTES + 1, files: MAX_FILES },
       });
     } catch {
-      return reject(new ApiError('Malformed multipart body'));
+      // No boundary, or no usable one: the body is never read, so the connection goes too.
+      return reject(new ApiError('Malformed multipart body', { headers: { Connection: 'close' } }));
     }
-    const stop = (err: ApiError) => {
+    const fail = (err: ApiError) => {
+      if (failed) return;
+      failed = true;
       ctx.req.unpipe(parser);
       ctx.req.pause();
-      reject(err);
+      err.headers.Connection = 'close';
+      for (const stream of streams) stream.destroy();
+      void Promise.all(writes).then(() => reject(err));
     };
     parser.on('field', (name, value, info) => {
+      if (failed) return;
       fieldBytes += name.length + value.length;
-      if (info.valueTruncated || fieldBytes > limits.bodyBytes) return stop(bodyTooLarge(limits.bodyBytes));
+      if (info.valueTruncated || fieldBytes > limits.bodyBytes) return fail(bodyTooLarge(limits.bodyBytes));
       fields[name] = value;
     });
-    parser.on('fieldsLimit', () => stop(new ApiError(`Too many parameters (limit: ${limits.params}).`)));
+    parser.on('fieldsLimit', () => fail(new ApiError(`Too many parameters (limit: ${limits.params}).`)));
     parser.on('file', (field, stream, info) => {
+      if (failed) return void stream.resume();
       const filename = info.filename ?? '';
       // busboy reports a part without a Content-Type header as text/plain (RFC 7578's default).
       // The Python bindings send files that way (zulip.Client upload_file, call_endpoint files=),
@@ -104,20 +124,41 @@ function parseMultipart(ctx: Context, uploadDir: string, files: UploadedFile[], 
       const sent = info.mimeType === 'text/plain' && !/\.(txt|text|log)$/i.test(filename) ? '' : info.mimeType;
       const file: UploadedFile = { field, filename, tmpPath: join(uploadDir, randomBytes(16).toString('hex')), size: 0, contentType: sent };
       files.push(file);
+      streams.add(stream);
       stream.once('limit', () => (truncated = true));
       writes.push(
         saveFile(stream, uploadDir, file.tmpPath).then(
-          (size) => (file.size = size),
-          (err) => {
-            stream.resume();
-            throw err;
+          (size) => {
+            streams.delete(stream);
+            file.size = size;
+          },
+          (err: NodeJS.ErrnoException) => {
+            streams.delete(stream);
+            // Destroyed by fail(): the refusal is already on its way.
+            if (failed) return;
+            log.error({ err, path: file.tmpPath }, 'writing an uploaded file failed');
+            fail(uploadNotStored());
           },
         ),
       );
     });
-    parser.on('error', () => reject(new ApiError('Malformed multipart body')));
+    parser.on('error', () => fail(new ApiError('Malformed multipart body')));
+    // A client that goes away mid-body: busboy, waiting for the rest, would never end, nor the
+    // file being written, and the request would hold its temporary file for ever.
+    // (The request closes without ending when its connection goes before its body has been
+    // read, even when the body had all arrived: the client went away mid-body, or half-closed
+    // its side. It may have gone already, while the request waited to be parsed.)
+    const cutShort = () => {
+      if (!ctx.req.readableEnded) fail(new ApiError('The request body was cut short.'));
+    };
+    if (ctx.req.destroyed) return cutShort();
+    ctx.req.once('close', cutShort);
     parser.on('close', () => {
-      Promise.all(writes).then(() => (truncated ? reject(tooLarge()) : resolve(fields)), reject);
+      void Promise.all(writes).then(() => {
+        if (failed) return;
+        if (truncated) reject(tooLarge());
+        else resolve(fields);
+      });
     });
     ctx.req.pipe(parser);
   });
@@ -162,6 +203,7 @@ export function paramParser(uploadDir: string, limits: BodyLimits): Middleware {
     try {
       let body: Record<string, unknown> = {};
       const multipart = ctx.is('multipart');
+      let json = false;
       if ((ctx.request.length ?? 0) > (multipart ? multipartLimit : limits.bodyBytes) && (multipart || ctx.is('json', 'urlencoded'))) {
         throw bodyTooLarge(multipart ? multipartLimit : limits.bodyBytes);
       }
@@ -173,8 +215,12 @@ export function paramParser(uploadDir: string, limits: BodyLimits): Middleware {
           throw new ApiError('Malformed JSON', { code: 'INVALID_JSON' });
         }
         body = (parsed as Record<string, unknown>) ?? {};
+        json = parsed !== undefined && Boolean(ctx.is('json'));
       }
-      const params = withoutInternal({ ...lastValues(ctx.query), ...lastValues(body) });
+      // A repeated key of a query string or form keeps its last value; a JSON body's list is a
+      // list (unwrapping it lost its outer level: a list of recipients became its last one, and
+      // depth was counted one less than for the same JSON sent as a field).
+      const params = withoutInternal({ ...lastValues(ctx.query), ...(json ? body : lastValues(body)) });
       // Before anything copies them to a shard: their number, depth and Unicode.
       checkParams(params, limits);
       ctx.state.params = params;

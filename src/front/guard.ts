@@ -1,37 +1,118 @@
 import type { IncomingMessage } from 'node:http';
-import { RateLimiter } from '../api/server/rate-limit.js';
+import { AttemptLimiter, RateLimiter } from '../api/server/rate-limit.js';
 import type { ResolvedConfig } from '../config.js';
 import { ApiError, rateLimited } from '../lib/errors.js';
+import type { Reply } from '../shard/dispatch.js';
+import type { ShardPool } from '../shard/pool.js';
+import type { DirectoryEntry } from '../store/directory.js';
 import { clientAddress } from './client-address.js';
-import { sessionCookie } from './session.js';
+import { browserRequest, sessionCookie } from './session.js';
 
 /**
- * The per-address rate limit of requests that carry no credentials (rateLimits.perIp): the
- * reference's api_by_ip. Authenticated requests are limited per user in their shard
- * (shard/dispatch.ts), which only it can tell apart; these are counted here, on the main
- * thread, before anything is parsed or sent to a shard, and across every realm of the server.
+ * Per-address limits, counted on the main thread: one count per address for the whole server,
+ * whichever shard a request reaches.
  *
- * The address is the connection's peer: behind a reverse proxy every client shares the
- * proxy's address, so raise perIp there (or leave it to the proxy).
+ * - Requests that do not authenticate as a user (rateLimits.perIp, the reference's api_by_ip).
+ *   Every request is counted when it arrives, before its body is read; one its shard
+ *   authenticates is given back when the reply says so (authenticated users are limited per
+ *   user, in their shard). So a request counts against its address wherever it fails: no
+ *   credentials, wrong ones, a parser error, an unknown path, an endpoint that authenticates
+ *   nobody (GET /server_settings) whatever header it carries. Once the address is over its
+ *   limit, a request with credentials is let in only if its shard says they are good
+ *   (a `verify` task: a lookup, no password hashing), before its body is read, and its shard
+ *   refuses it still unless it authenticates (an endpoint that authenticates nobody).
+ * - Failed password logins for usernames nobody has (fetchApiKeyRateLimit, as the shard counts
+ *   failures per username): guessing names costs the address what guessing one password costs.
+ *   An attempt is counted before it runs (hashing yields, and concurrent guesses would pass a
+ *   limit recorded after them) and given back unless the reply says the name was unknown.
+ *
+ * The address is `clientAddress(req)` (front/client-address.ts: the peer, or behind a trusted
+ * proxy the client it names). Credentials are an Authorization header, an api_key in the URL or
+ * a browser's session cookie.
  */
-export type AddressLimit = (req: IncomingMessage) => Record<string, string> | undefined;
+export { clientAddress };
 
-const API_KEY_PARAM = /[?&]api_key=/;
+export interface Admission {
+  /** X-RateLimit-* of the address, for the answer. */
+  headers?: Record<string, string>;
+  /**
+   * Set when the address is over its limit and the request was let in for its credentials:
+   * the shard refuses it with this retry-after unless it authenticates (RequestTask.addressOver).
+   */
+  over?: number;
+  /** With the shard's reply: an authenticated request is given back to its address. */
+  settle(reply: Reply): void;
+}
 
-export function addressLimit(config: ResolvedConfig): AddressLimit {
+export interface AddressGuard {
+  /** Counts a request against its address, or throws RATE_LIMIT_HIT. */
+  admit(req: IncomingMessage, address: string, realmFor: (host: string) => DirectoryEntry): Promise<Admission>;
+  /** Counts a password login against its address, or throws RATE_LIMIT_HIT; settle it with the reply. */
+  login(address: string): (reply: Reply) => void;
+}
+
+const API_KEY_PARAM = /[?&]api_key=([^&]*)/;
+const NONE: Admission = { settle: () => undefined };
+
+function decodeParam(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+function refused(retryAfter: number, headers: Record<string, string> = {}): ApiError {
+  const err = rateLimited(retryAfter);
+  return new ApiError(err.message, { code: err.code, status: err.status, data: err.data, headers: { ...headers, ...err.headers } });
+}
+
+export function addressGuard(config: ResolvedConfig, pool: ShardPool): AddressGuard {
   const { enabled, perIp } = config.rateLimits;
-  if (!enabled || perIp.length === 0) return () => undefined;
-  const limiter = new RateLimiter(perIp);
-  return (req) => {
-    // Credentials in a header, or an incoming webhook's api_key in its URL: counted per user.
-    // A browser session's cookie too (front/session.ts): its requests are counted per user, and a
-    // dead one is counted per address in the shard as a failed credential.
-    if (req.headers.authorization || API_KEY_PARAM.test(req.url ?? '') || sessionCookie(req.headers)) return undefined;
-    const { retryAfter, headers } = limiter.take(clientAddress(req));
-    if (retryAfter > 0) {
-      const err = rateLimited(retryAfter);
-      throw new ApiError(err.message, { code: err.code, status: err.status, data: err.data, headers: { ...headers, ...err.headers } });
-    }
-    return headers;
+  const { failures, windowSeconds } = config.fetchApiKeyRateLimit;
+  const unknownLogins = new AttemptLimiter(failures, windowSeconds * 1000);
+  const login = (address: string) => {
+    const wait = unknownLogins.retryAfter(address);
+    if (wait > 0) throw rateLimited(wait);
+    const at = unknownLogins.record(address);
+    return (reply: Reply) => {
+      if (!reply.unknownLogin) unknownLogins.withdraw(address, at);
+    };
+  };
+  if (!enabled || perIp.length === 0) return { admit: async () => NONE, login };
+  const requests = new RateLimiter(perIp);
+
+  return {
+    login,
+    async admit(req, address, realmFor) {
+      const { retryAfter, headers } = requests.take(address);
+      const authorization = req.headers.authorization;
+      const apiKey = API_KEY_PARAM.exec(req.url ?? '')?.[1];
+      const cookie = sessionCookie(req.headers);
+      if (retryAfter > 0) {
+        if (!authorization && apiKey === undefined && !cookie) throw refused(retryAfter, headers);
+        // Over the limit: only a request its shard authenticates goes on, uncounted.
+        let realm: DirectoryEntry;
+        try {
+          realm = realmFor(req.headers.host ?? '');
+        } catch {
+          throw refused(retryAfter, headers);
+        }
+        const ok = await pool.verify(realm.shard, {
+          realmId: realm.id,
+          authorization,
+          apiKey: apiKey === undefined ? undefined : decodeParam(apiKey),
+          browser: cookie ? browserRequest(req.method ?? 'GET', req.headers) : undefined,
+        });
+        if (!ok) throw refused(retryAfter, headers);
+        return { over: retryAfter, settle: () => undefined };
+      }
+      return {
+        headers,
+        settle(reply) {
+          if (reply.userId !== undefined) requests.refund(address);
+        },
+      };
+    },
   };
 }

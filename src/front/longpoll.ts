@@ -7,7 +7,7 @@ import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
 import { lastValues, withoutInternal } from './body.js';
-import type { AddressLimit } from './guard.js';
+import type { AddressGuard } from './guard.js';
 import { clientAddress } from './client-address.js';
 import { noteRoute, noteUser } from './request-log.js';
 import { browserRequest } from './session.js';
@@ -25,7 +25,7 @@ const JSON_PATH = '/json/events';
  * key; credentials; client address), and the reply is written the same way. A poll with a body,
  * which only Koa parses, goes there.
  */
-export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool: ShardPool, stopping: () => boolean, limitAddress: AddressLimit) {
+export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool: ShardPool, stopping: () => boolean, guard: AddressGuard) {
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     if (req.method !== 'GET') return false;
     const url = req.url ?? '';
@@ -41,15 +41,19 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
     let limitHeaders: Record<string, string> | undefined;
     noteRoute(req, json ? JSON_PATH : PATH);
     try {
-      limitHeaders = limitAddress(req);
+      const address = clientAddress(req);
+      const admission = await guard.admit(req, address, realmFor);
+      limitHeaders = admission.headers;
       const realm = realmFor(req.headers.host ?? '');
       const params = withoutInternal(lastValues(parseQuery(query)));
       // Most polls are answered at their queue's desk, without the shard (shard/desk.ts). Not the
       // web app's: its session cookie, not a header, says who it is, and desks know headers.
       const plain = json ? null : plainPoll(params);
       const authorization = req.headers.authorization;
-      if (plain && authorization) {
+      // (Not past the address's limit: the shard checks that the request authenticates.)
+      if (plain && authorization && admission.over === undefined) {
         const answer = (reply: Reply) => {
+          admission.settle(reply);
           noteUser(req, reply.userId);
           if (stopping()) res.shouldKeepAlive = false;
           write(res, limitHeaders ? { ...reply, headers: { ...limitHeaders, ...reply.headers } } : reply);
@@ -76,11 +80,13 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
         params,
         pathParams: {},
         userAgent: req.headers['user-agent'] ?? '',
-        remoteAddr: clientAddress(req),
+        remoteAddr: address,
         requestId,
         longPoll: !json,
+        addressOver: admission.over,
       });
       res.off('close', onClose);
+      admission.settle(reply);
       noteUser(req, reply.userId);
       // A stopping server answers polls at once, empty: kept alive, the connection would bring
       // the next poll straight back, thousands a second until the grace period ends. Closed, the

@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { htmlPage } from '../api/html-page.js';
 import { clientAddress } from './client-address.js';
+import type { AddressGuard, Admission } from './guard.js';
 import { noteRoute, noteUser } from './request-log.js';
 import { ApiError } from '../lib/errors.js';
 import { escapeAll as h } from '../markdown/preprocess.js';
@@ -94,7 +95,7 @@ function sendPage(ctx: Context, reply: Reply): void {
 
 export { sendPage };
 
-export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: ShardPool, parseParams: Middleware): Middleware {
+export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: ShardPool, parseParams: Middleware, guard: AddressGuard): Middleware {
   const router = new Router();
   for (const route of pageRoutes) {
     const path = route.path.replace(/\{(\w+)\}/g, ':$1');
@@ -111,6 +112,10 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
           if (err instanceof ApiError) return sendPage(ctx, apiErrorPage(err));
           throw err;
         }
+        const address = clientAddress(ctx.req);
+        const admission = ctx.state.admission as Admission | undefined;
+        // The login form: a name nobody has counts against the address (front/guard.ts).
+        const loggedIn = route.login ? guard.login(address) : null;
         const reply = await pool.request(realm.shard, {
           kind: 'request',
           op: route.op,
@@ -121,9 +126,12 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
           params: ctx.state.params,
           pathParams: (ctx as unknown as { params: Record<string, string> }).params,
           userAgent: ctx.get('user-agent'),
-          remoteAddr: clientAddress(ctx.req),
+          remoteAddr: address,
           browser: browserRequest(ctx.method, ctx.headers),
+          addressOver: admission?.over,
         });
+        admission?.settle(reply);
+        loggedIn?.(reply);
         noteUser(ctx.req, reply.userId);
         sendPage(ctx, reply);
       },

@@ -13,7 +13,7 @@ export class BulkBatch extends WriteBatch {
   private rows: [Database, Key, unknown][] = [];
 
   constructor(private readonly target: ShardStore) {
-    super(target, new PendingWrites());
+    super(target.env, new PendingWrites());
   }
 
   get size(): number {

@@ -1,5 +1,7 @@
-import { randomBytes, randomInt, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { verifyDjangoPassword } from './django-hashers.js';
+import { rateLimited } from './errors.js';
+import { HashQueueFull, scryptOffPool } from './hasher.js';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -37,13 +39,17 @@ export function parseBasic(header: string | undefined): BasicCredentials | null 
 }
 
 // scrypt with N=2^15, r=8: 32 MiB of memory per hash, which is what makes it memory-hard.
-const SCRYPT: ScryptOptions = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 const KEY_LENGTH = 32;
 
-function scrypt(password: string, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scryptCb(password.normalize('NFKC'), salt, KEY_LENGTH, opts, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+/** On the hashing thread (lib/hasher.ts); a full queue is RATE_LIMIT_HIT, with its retry-after. */
+async function scrypt(password: string, salt: Buffer, opts: { N: number; r: number; p: number; maxmem: number }): Promise<Buffer> {
+  try {
+    return await scryptOffPool({ password: password.normalize('NFKC'), salt, keylen: KEY_LENGTH, ...opts });
+  } catch (err) {
+    if (err instanceof HashQueueFull) throw rateLimited(err.retryAfter);
+    throw err;
+  }
 }
 
 /** `scrypt$N$r$p$salt$hash`, so the parameters can be raised later without breaking old hashes. */

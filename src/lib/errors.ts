@@ -84,6 +84,20 @@ export const realmUnavailable = (why: 'moving' | 'moved' | 'offline', retryAfter
     { code: 'SERVICE_UNAVAILABLE', status: 503, data: { 'retry-after': retryAfterSeconds }, headers: { 'Retry-After': String(retryAfterSeconds) } },
   );
 
+/**
+ * A read met damage in the store (a page LMDB cannot make sense of, rows missing from a table):
+ * the answer would be wrong or short, so there is none. 503 with a code of ours; the shard logs
+ * the table once (store/damage.ts).
+ */
+export class StorageDamageError extends ApiError {
+  constructor(
+    readonly table: string,
+    readonly detail: string,
+  ) {
+    super("This could not be read: the server's storage is damaged. The server's administrator must repair it (stoa check; restore from a backup).", { code: 'STORAGE_DAMAGED', status: 503 });
+  }
+}
+
 export const insufficientPermission = () => badRequest('Insufficient permission');
 
 export const notFound = () => new ApiError('Not Found', { status: 404 });

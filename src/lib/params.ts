@@ -28,9 +28,16 @@ export interface ParamSchema {
  * channel name "true".
  */
 const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: false, strict: false });
+/** For a union's text that is not an integer: ajv would coerce "2.0" into an integer branch. */
+const exactAjv = new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false, strict: false });
 
 interface Compiled {
   validate: ValidateFunction;
+  /**
+   * Parameters that are a union of a number and a string (`to`, `anchor`): validated apart, so
+   * that text which is not a plain integer stays text (`to=2.0` is not channel 2).
+   */
+  unions: Map<string, { coercing: ValidateFunction; exact: ValidateFunction }>;
   decode: Map<string, 'json' | 'maybe-json'>;
   known: Set<string>;
   /** The parameters with a number somewhere in their schema: the only ones strictNumbers walks. */
@@ -65,8 +72,21 @@ function compile(schema: ParamSchema): Compiled {
     const structured = types.has('array') || types.has('object');
     if (structured) decode.set(name, types.has('string') ? 'maybe-json' : 'json');
   }
+  const unions = new Map<string, { coercing: ValidateFunction; exact: ValidateFunction }>();
+  const properties: Record<string, Record<string, unknown>> = {};
+  for (const [name, prop] of Object.entries(schema.properties)) {
+    const types = typesOf(prop);
+    if (!((prop.anyOf || prop.oneOf) && types.has('string') && (types.has('integer') || types.has('number')))) {
+      properties[name] = prop;
+      continue;
+    }
+    const one = { type: 'object', properties: { [name]: prop } };
+    unions.set(name, { coercing: ajv.compile(one), exact: exactAjv.compile(one) });
+    properties[name] = {};
+  }
   compiled = {
-    validate: ajv.compile({ type: 'object', properties: schema.properties, required: schema.required ?? [] }),
+    validate: ajv.compile({ type: 'object', properties, required: schema.required ?? [] }),
+    unions,
     decode,
     known: new Set(Object.keys(schema.properties)),
     numeric: new Set(Object.entries(schema.properties).filter(([, prop]) => /"(integer|number)"/.test(JSON.stringify(prop))).map(([name]) => name)),
@@ -186,6 +206,13 @@ export function parseParams<P>(schema: ParamSchema | undefined, raw: Record<stri
     if (bad) throw notANumber(bad);
   }
   Object.assign(params, pathParams);
+  for (const [name, { coercing, exact }] of compiled.unions) {
+    if (params[name] === undefined) continue;
+    const one = { [name]: params[name] };
+    const validate = typeof one[name] === 'string' && !INTEGER_TEXT.test(one[name] as string) ? exact : coercing;
+    if (!validate(one)) throw toApiError(validate.errors![0]);
+    params[name] = one[name];
+  }
   if (!compiled.validate(params)) throw toApiError(compiled.validate.errors![0]);
   return { params: params as P, ignored };
 }

@@ -114,10 +114,19 @@ export class RealmState {
     this.usersChanged();
   }
 
+  /** Forgets a user (a failed commit's new account: Shard.repair); users are otherwise never deleted. */
+  removeUser(id: number): void {
+    const user = this.users.get(id);
+    if (!user) return;
+    this.users.delete(id);
+    if (this.usersByEmail.get(user.email.toLowerCase()) === user) this.usersByEmail.delete(user.email.toLowerCase());
+    this.usersChanged();
+  }
+
   /**
    * Told of every user record change, in every realm of this thread (the event queues' desks
-   * rest on credentials not having changed: api/events/desk.ts). Static, so that a reload, which
-   * replaces a realm's fields, keeps it.
+   * rest on credentials not having changed: api/events/desk.ts). Static, so that a repair after
+   * a failed commit, which replaces user records, keeps it.
    */
   static onUsersChanged: ((realmId: number) => void) | null = null;
 
@@ -148,6 +157,16 @@ export class RealmState {
     if (stream.isDefault) this.defaultStreamIds.add(stream.id);
     else this.defaultStreamIds.delete(stream.id);
     if (!this.subscribers.has(stream.id)) this.subscribers.set(stream.id, new Set());
+  }
+
+  /** Forgets a channel (a failed commit's new channel: Shard.repair); channels are otherwise archived, never deleted. */
+  removeStream(id: number): void {
+    const stream = this.streams.get(id);
+    if (!stream) return;
+    this.streams.delete(id);
+    if (this.streamsByName.get(stream.name.toLowerCase()) === stream) this.streamsByName.delete(stream.name.toLowerCase());
+    this.defaultStreamIds.delete(id);
+    if (this.subscribers.get(id)?.size === 0) this.subscribers.delete(id);
   }
 
   streamByName(name: string): StreamRecord | undefined {
@@ -201,6 +220,14 @@ export class RealmState {
   setGroup(group: GroupRecord): void {
     this.groups.set(group.id, group);
     if (group.isSystemGroup) this.systemGroups.set(group.name, group.id);
+  }
+
+  /** Forgets a group (a failed commit's new group: Shard.repair); groups are otherwise deactivated, never deleted. */
+  removeGroup(id: number): void {
+    const group = this.groups.get(id);
+    if (!group) return;
+    this.groups.delete(id);
+    if (group.isSystemGroup && this.systemGroups.get(group.name) === id) this.systemGroups.delete(group.name);
   }
 
   systemGroupId(name: string): number {

@@ -19,6 +19,8 @@ export type AdminTask =
   /** The email gateway (front/smtp.ts): is this a channel address here, and posting a mail to it. */
   | { kind: 'admin'; op: 'mailRecipient'; to: string }
   | { kind: 'admin'; op: 'mail'; mail: InboundMail }
+  /** The check after start (server.ts) found these tables of the shard's store damaged: refuse their reads. */
+  | { kind: 'admin'; op: 'damaged'; tables: [table: string, detail: string][] }
   /** A cluster moving a realm (shard/realm-moves.ts). */
   | RealmMoveTask;
 
@@ -46,6 +48,9 @@ export async function runAdmin(shard: Shard, task: AdminTask): Promise<unknown> 
       return knowsAddress(shard, task.to);
     case 'mail':
       return deliverMail(shard, task.mail);
+    case 'damaged':
+      for (const [table, detail] of task.tables) shard.damage.damaged(table, detail);
+      return true;
     default:
       return runRealmMove(shard, task);
   }

@@ -35,6 +35,11 @@ export interface RequestTask {
    * authenticates it when no Authorization header does (api/sessions/auth.ts).
    */
   browser?: BrowserRequest;
+  /**
+   * The client's address is over its limit, and the request was let in for its credentials
+   * (front/guard.ts): unless it authenticates as a user, it is refused with this retry-after.
+   */
+  addressOver?: number;
 }
 
 export type { Reply } from '../api/operation.js';
@@ -75,10 +80,9 @@ function authenticate(realm: RealmState, header: string | undefined, required: b
  * An incoming webhook's credentials: the `api_key` parameter of its URL, which services that
  * cannot send headers carry (the reference's webhook_view), or else HTTP Basic.
  */
-function authenticateWebhook(realm: RealmState, task: RequestTask): UserRecord {
-  const key = task.params.api_key;
+function authenticateWebhook(realm: RealmState, key: unknown, authorization: string | undefined): UserRecord {
   if (typeof key !== 'string') {
-    if (task.authorization) return authenticate(realm, task.authorization, true)!;
+    if (authorization) return authenticate(realm, authorization, true)!;
     throw missingArgument('api_key');
   }
   let found: UserRecord | undefined;
@@ -125,8 +129,8 @@ export function errorReply(err: ApiError): Reply {
 
 /**
  * Counts the request against its user's rate limit (rateLimits in the config): the headers
- * every answer then carries, or RATE_LIMIT_HIT. Requests without credentials are counted per
- * client address by the front end instead.
+ * every answer then carries, or RATE_LIMIT_HIT. Requests that do not authenticate are counted
+ * per client address by the front end instead (front/guard.ts), told by Reply.userId.
  */
 function rateLimit(shard: Shard, task: RequestTask, user: UserRecord | null): Record<string, string> | undefined {
   const limiters = user && userLimitersOf(shard);
@@ -140,20 +144,40 @@ function rateLimit(shard: Shard, task: RequestTask, user: UserRecord | null): Re
   return headers;
 }
 
-/** A request whose credentials failed, counted against its address: RATE_LIMIT_HIT past the limit. */
-function limitFailedAuth(shard: Shard, task: RequestTask): void {
-  const limiter = userLimitersOf(shard)?.failedAuth;
-  const retryAfter = limiter?.take(task.remoteAddr).retryAfter ?? 0;
-  if (retryAfter > 0) throw rateLimited(retryAfter);
+/** What the front end asks of a shard before it lets in a request with credentials from an address over its limit. */
+export interface VerifyTask {
+  kind: 'verify';
+  realmId: number;
+  authorization?: string;
+  /** An incoming webhook's key from its URL. */
+  apiKey?: string;
+  /** A browser's request with a session cookie (and no Authorization header). */
+  browser?: BrowserRequest;
+}
+
+/** Whether the credentials name an active user of the realm: a lookup, never a password hash. */
+export function verifyCredentials(shard: Shard, task: VerifyTask): boolean {
+  const realm = shard.realm(task.realmId);
+  if (!realm) return false;
+  try {
+    if (task.apiKey !== undefined) return authenticateWebhook(realm, task.apiKey, task.authorization) !== null;
+    if (!task.authorization && task.browser) return sessionUser(shard, realm, task.browser)?.user.isActive === true && !realm.realm.deactivated;
+    return authenticate(realm, task.authorization, true) !== null;
+  } catch {
+    return false;
+  }
 }
 
 export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> {
-  const reply = await answer(shard, task);
+  const outcome: OpContext<unknown>['outcome'] = {};
+  const reply = await answer(shard, task, outcome);
+  // For the front end's per-address limits (front/guard.ts); never sent.
+  if (outcome.unknownLogin) reply.unknownLogin = true;
   auditRequest(task, reply);
   return reply;
 }
 
-async function answer(shard: Shard, task: RequestTask): Promise<Reply> {
+async function answer(shard: Shard, task: RequestTask, outcome: OpContext<unknown>['outcome']): Promise<Reply> {
   let limitHeaders: Record<string, string> | undefined;
   let user: UserRecord | null = null;
   try {
@@ -166,23 +190,19 @@ async function answer(shard: Shard, task: RequestTask): Promise<Reply> {
     const writes = isWrite(task.method, task.op);
     if (op.auth !== 'none' && realm.realm.deactivated && !task.authorization) throw realmDeactivated();
     let session: SessionRef | undefined;
-    try {
-      if (op.auth !== 'none' && op.auth !== 'webhook' && task.browser && !task.authorization) {
-        const found = authenticateSession(shard, realm, task, op.auth === 'user');
-        user = found?.user ?? null;
-        session = found?.session;
-      } else {
-        user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task) : authenticate(realm, task.authorization, op.auth === 'user');
-      }
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 401) limitFailedAuth(shard, task);
-      throw err;
+    if (op.auth !== 'none' && op.auth !== 'webhook' && task.browser && !task.authorization) {
+      const found = authenticateSession(shard, realm, task, op.auth === 'user');
+      user = found?.user ?? null;
+      session = found?.session;
+    } else {
+      user = op.auth === 'none' ? null : op.auth === 'webhook' ? authenticateWebhook(realm, task.params.api_key, task.authorization) : authenticate(realm, task.authorization, op.auth === 'user');
     }
+    if (!user && task.addressOver) throw rateLimited(task.addressOver);
     if (user && user.botType === BOT_TYPE.incomingWebhook && !op.allowIncomingWebhooks) throw unauthorized('This API is not available to incoming webhook bots.');
     limitHeaders = rateLimit(shard, task, user);
     checkRole(op, user);
     const { params, ignored } = parseParams<Record<string, unknown>>(op.params, task.params, task.pathParams, shard.config.requestLimits);
-    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '', browser: task.browser, session, longPoll: task.longPoll };
+    const ctx: OpContext<Record<string, unknown>> = { shard, realm, user, params, userAgent: task.userAgent, remoteAddr: task.remoteAddr, requestId: task.requestId ?? '', browser: task.browser, session, longPoll: task.longPoll, outcome };
     // A POST /register waiting for a consistent snapshot holds new work back (Shard.quiesced).
     if (shard.gate && !op.passesGate) await shard.gate;
     const fields = writes ? await shard.realmGate.around(realm.id, async () => op.handler(ctx)) : await op.handler(ctx);

@@ -1,7 +1,9 @@
+import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { MessagePort } from 'node:worker_threads';
+import { serveHashes } from '../lib/hasher.js';
 import type { ResolvedConfig } from '../config.js';
-import type { Reply, RequestTask } from './dispatch.js';
+import type { Reply, RequestTask, VerifyTask } from './dispatch.js';
 import type { AdminTask } from './admin.js';
 import { ShardLink } from './link.js';
 import { FrontDesks, type DeskPoll, type DeskTicket } from './desk.js';
@@ -72,7 +74,13 @@ export class ShardPool {
     // listener ends the process, taking every other shard with it. The failed shard's thread
     // is replaced (minThreads), and reloads its realms from the store.
     pool.on('error', (err) => log.error({ err, shard: index }, 'shard thread failed; a new one takes over from the store'));
-    const link = (this.links[index] = new ShardLink((port: MessagePort) => pool.run({ kind: 'link', port }, { transferList: [port] })));
+    // With its channel, each thread (a replacement too) gets a port for its password hashes,
+    // which the process's one hashing thread runs (lib/hasher.ts).
+    const link = (this.links[index] = new ShardLink((port: MessagePort) => {
+      const hashes = new MessageChannel();
+      serveHashes(hashes.port1);
+      return pool.run({ kind: 'link', port, hashPort: hashes.port2 }, { transferList: [port, hashes.port2] });
+    }));
     const desks = (this.desks[index] = new FrontDesks((task) => link.notify(task), this.deskLimiter));
     link.onNote = (note) => desks.note(note as ShardNote);
     if (this.jobsStarted) link.call({ kind: 'startJobs' }).catch(() => undefined);
@@ -115,6 +123,11 @@ export class ShardPool {
   /** A GET /events answered at its queue's desk, without the shard; null: send it to the shard. */
   deskPoll(shard: number, poll: DeskPoll): DeskTicket | null {
     return this.desks[shard]?.poll(poll) ?? null;
+  }
+
+  /** Whether a request's credentials are good (front/guard.ts, for an address over its limit). */
+  verify(shard: number, task: Omit<VerifyTask, 'kind'>): Promise<boolean> {
+    return this.link(shard).call({ kind: 'verify', ...task });
   }
 
   /** Tells a shard that the client of a request went away (a parked long-poll is dropped). */

@@ -1,15 +1,13 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../config.js';
-import { normalizeSystemGroupSettings } from '../model/groups.js';
-import { RealmState, type SubInterval } from '../model/realm-state.js';
+import type { RealmState } from '../model/realm-state.js';
 import { MessageIds, MessageIdsExhausted } from '../store/message-ids.js';
+import type { RealmRecord } from '../model/types.js';
 import { idsAcrossShards } from '../store/server-ids.js';
-import { firstMessageIn } from '../store/messages.js';
-import { NOTIFICATION_BOT_EMAIL, type GroupRecord, type ProfileFieldRecord, type RealmEmojiRecord, type RealmRecord, type StreamRecord, type SubscriptionRecord, type UserRecord, type UserStatusRecord } from '../model/types.js';
 import type { Database } from 'lmdb';
-import type { UserTopicRecord } from '../model/user-topics.js';
-import type { ChannelFolderRecord } from '../model/channel-folders.js';
-import { openShardStore, PendingWrites, shardPath, WriteBatch, type Key, type ShardStore, type StoreView } from '../store/shard-store.js';
+import { openShardStore, PendingWrites, shardPath, WriteBatch, type Key, type ShardStore, type StoreView, type Touched } from '../store/shard-store.js';
+import { readModel, repairModel } from './model-rows.js';
+import { damageMap, guardTables, type DamageMap } from '../store/damage.js';
 import { EventBus } from './events.js';
 import { RealmGate } from './realm-gate.js';
 import type { ShardNote } from './desk-wire.js';
@@ -17,6 +15,9 @@ import { TimerWheel } from '../lib/timer-wheel.js';
 import { log } from '../lib/log.js';
 import { realmUnavailable, storageError } from '../lib/errors.js';
 import { shardFile, StoreError } from '../store/integrity.js';
+
+/** How long a stop waits for the store to flush and close. */
+const CLOSE_LIMIT_MS = 5_000;
 
 /**
  * A shard: the realms it owns, their in-memory state, and its LMDB environment. It runs on one
@@ -34,6 +35,8 @@ export class Shard implements StoreView {
   readonly realmGate = new RealmGate();
   private readonly seq = new Map<string, number>();
   private readonly pending: PendingWrites;
+  /** Tables found damaged (store/damage.ts): their reads are refused. */
+  readonly damage: DamageMap;
 
   private constructor(
     readonly index: number,
@@ -42,6 +45,10 @@ export class Shard implements StoreView {
     readonly messageIds: MessageIds,
   ) {
     this.pending = new PendingWrites([store.messages]);
+    // Reads that meet damage answer 503 STORAGE_DAMAGED, naming the table once in the log.
+    this.damage = damageMap({ shard: index, path: shardPath(config.dataDir, index) });
+    const { env, ...tables } = store;
+    guardTables(env, tables, this.damage);
     this.events.ephemeral = (events) => {
       this.batch()
         .emitEphemeral(events)
@@ -71,7 +78,7 @@ export class Shard implements StoreView {
   private load(): void {
     this.readSeqs();
     this.readSecret();
-    for (const realm of this.readRealms().values()) this.addRealm(realm);
+    for (const realm of readModel(this, this.index).values()) this.addRealm(realm);
   }
 
   /**
@@ -103,138 +110,64 @@ export class Shard implements StoreView {
     }
   }
 
-  /** Every realm's organization model as the store has it; or only realm `only`'s. */
-  private readRealms(only?: number): Map<number, RealmState> {
-    const { store } = this;
-    const realms = new Map<number, RealmState>();
-    // Realm-scoped keys lead with the realm id: one realm is one range of every table.
-    const range = only === undefined ? {} : { start: [only], end: [only + 1] };
-    const realmOf = (key: unknown): RealmState => {
-      const realmId = (key as number[])[0];
-      const realm = realms.get(realmId);
-      if (!realm) throw new Error(`shard ${this.index}: record for unknown realm ${realmId}`);
-      return realm;
-    };
-    const records = only === undefined ? Array.from(store.realms.getRange({}), (e) => e.value) : [store.realms.get(only)].filter((v) => v !== undefined);
-    for (const value of records) {
-      const realm = new RealmState(value as RealmRecord);
-      realms.set(realm.id, realm);
-    }
-    for (const { key, value } of store.users.getRange(range)) {
-      const user = value as UserRecord;
-      // Stores from before system bots: the Notification Bot was an ordinary bot user.
-      if (user.isSystemBot === undefined && user.isBot && user.botOwnerId === null && user.email === NOTIFICATION_BOT_EMAIL) user.isSystemBot = true;
-      realmOf(key).setUser(user);
-    }
-    for (const { key, value } of store.streams.getRange(range)) {
-      const stream = value as StreamRecord;
-      if (stream.firstMessageId === undefined) stream.firstMessageId = firstMessageIn(this, stream.realmId, stream.id);
-      realmOf(key).setStream(stream);
-    }
-    for (const { key, value } of store.subs.getRange(range)) {
-      const realm = realmOf(key);
-      const sub = value as SubscriptionRecord;
-      // ...which joined the default channels; a system bot subscribes to nothing.
-      if (!realm.users.get(sub.userId)?.isSystemBot) realm.setSubscription(sub);
-    }
-    for (const { key, value } of store.formerSubs.getRange(range)) {
-      const [, userId, streamId] = key as number[];
-      realmOf(key).setFormerSubscription(value as SubscriptionRecord, userId, streamId);
-    }
-    for (const { key, value } of store.groups.getRange(range)) realmOf(key).setGroup(value as GroupRecord);
-    for (const realm of realms.values()) normalizeSystemGroupSettings(realm);
-    for (const { key, value } of store.readMarks.getRange(range)) realmOf(key).readMarks.set((key as number[])[1], value as number);
-    for (const { key, value } of store.userTopics.getRange(range)) realmOf(key).userTopics.set(value as UserTopicRecord);
-    for (const { key, value } of store.channelFolders.getRange(range)) realmOf(key).channelFolders.set((key as number[])[1], value as ChannelFolderRecord);
-    for (const { key, value } of store.subHistory.getRange(range)) {
-      const [, userId, streamId] = key as number[];
-      realmOf(key).setIntervals(userId, streamId, value as SubInterval[]);
-    }
-    for (const { key, value } of store.emoji.getRange(range)) realmOf(key).realmEmoji.set((key as number[])[1], value as RealmEmojiRecord);
-    this.readPeople(realmOf, range);
-    return realms;
-  }
-
-  /** Custom profile fields, statuses, mutes and alert words (model/people.ts). */
-  private readPeople(realmOf: (key: unknown) => RealmState, range: { start?: number[]; end?: number[] }): void {
-    const { store } = this;
-    for (const { key, value } of store.profileFields.getRange(range)) {
-      const field = value as ProfileFieldRecord;
-      realmOf(key).people.profileFields.set(field.id, field);
-    }
-    for (const { key, value } of store.userStatus.getRange(range)) realmOf(key).people.statuses.set((key as number[])[1], value as UserStatusRecord);
-    for (const { key, value } of store.mutedUsers.getRange(range)) {
-      const [, userId, mutedId] = key as number[];
-      realmOf(key).people.setMute(userId, mutedId, value as number);
-    }
-    for (const { key, value } of store.alertWords.getRange(range)) realmOf(key).people.setAlertWords((key as number[])[1], value as string[]);
-  }
-
-  /** Run after the in-memory model was reloaded from the store (the event queues resync here). */
-  readonly reloaded: (() => void)[] = [];
-  private reloading: Promise<void> | null = null;
-  private reloadAgain = false;
+  /**
+   * Run after memory was repaired from the store, with the rows the failed commits would have
+   * written (the event queues resync theirs here).
+   */
+  readonly repaired: ((touched: Touched) => void)[] = [];
+  private repairing: Promise<void> | null = null;
+  private toRepair: Touched = [];
   private readonly reportedCauses = new WeakSet<object>();
+  /** Rows read by the last repair (tests). */
+  lastRepairRows = 0;
 
   /**
    * A WriteBatch's commit failed (a full disk, an I/O error, a damaged page). The action has
-   * already changed memory, and so may others that committed in the same lmdb-js batch: memory
-   * now holds changes the store does not. So: log the failure with its cause, reload the
-   * organization model from the store once no transaction is in flight, and give the action a
-   * storageError for its client. Nothing else stops: reads go on, and so do writes, which
-   * succeed again once there is space.
+   * already changed memory, and so may others that lmdb-js committed in the same transaction
+   * (each of which comes here with its own rows): memory now holds changes the store does not.
+   * So: log the failure with its cause, and once no transaction is in flight, read those rows
+   * again and put memory back to what the store holds (repair); the action's client gets a
+   * storageError. Nothing else stops: reads go on, and so do writes, which succeed again once
+   * there is space.
    */
-  private readonly commitFailed = (err: unknown): Error => {
+  private readonly commitFailed = (err: unknown, touched: Touched): Error => {
     // lmdb-js rejects the transaction with a generic error and carries the cause (errno) in a
     // promise that rejects too: unhandled, it would end the thread.
     const cause = (err as { commitError?: Promise<unknown> }).commitError;
+    const report = (c: unknown) => log.error({ err: c, shard: this.index, path: shardPath(this.config.dataDir, this.index) }, 'LMDB commit failed: its requests were refused and the shard repairs their rows in memory from the store');
     if (cause && typeof cause.then === 'function') {
       cause.then(undefined, (c: unknown) => {
         if (this.reportedCauses.has(cause)) return;
         this.reportedCauses.add(cause);
-        log.error({ err: c, shard: this.index, path: shardPath(this.config.dataDir, this.index) }, 'LMDB commit failed: its requests were refused and the shard reloads its state from the store');
+        report(c);
       });
-    } else log.error({ err, shard: this.index, path: shardPath(this.config.dataDir, this.index) }, 'LMDB commit failed: its requests were refused and the shard reloads its state from the store');
-    this.scheduleReload();
+    } else report(err);
+    this.commitHasFailed = true;
+    this.toRepair.push(...touched);
+    this.scheduleRepair();
     return storageError();
   };
 
-  private scheduleReload(): void {
-    if (this.reloading) {
-      this.reloadAgain = true;
-      return;
-    }
-    this.reloading = (async () => {
-      do {
-        this.reloadAgain = false;
-        await this.quiesced(() => this.reload());
-      } while (this.reloadAgain);
+  private scheduleRepair(): void {
+    this.repairing ??= (async () => {
+      while (this.toRepair.length > 0) await this.quiesced(() => this.repair());
     })()
-      .catch((err) => log.error({ err, shard: this.index }, 'reloading the shard after a failed commit failed'))
-      .finally(() => (this.reloading = null));
+      .catch((err) => log.error({ err, shard: this.index }, 'repairing the shard after a failed commit failed'))
+      .finally(() => (this.repairing = null));
   }
 
   /**
-   * Replaces each realm's in-memory model by the store's, in place: handlers in flight hold
-   * their RealmState, and must go on working on the live one. Runs with no transaction in
-   * flight and new requests held at the gate (quiesced), so the store is exactly what was
-   * acknowledged.
+   * Puts the rows of the failed commits back as the store has them (shard/model-rows.ts), in
+   * place: handlers in flight hold their RealmState, and must go on working on the live one.
+   * Runs with no transaction in flight and new requests held at the gate (quiesced), so the
+   * store is exactly what was acknowledged. Id counters are never lowered: an id a failed
+   * transaction took is skipped, not reused.
    */
-  private reload(): void {
-    this.readSeqs();
-    const fresh = this.readRealms();
-    for (const [id, realm] of this.realms) {
-      const stored = fresh.get(id);
-      if (!stored) {
-        this.realms.delete(id);
-        continue;
-      }
-      stored.url = realm.url;
-      Object.assign(realm, stored);
-    }
-    for (const [id, realm] of fresh) if (!this.realms.has(id)) this.addRealm(realm);
-    for (const listener of this.reloaded) listener();
-    log.warn({ shard: this.index }, 'shard state reloaded from the store after a failed commit');
+  private repair(): void {
+    const touched = this.toRepair.splice(0);
+    this.lastRepairRows = repairModel(this, this.realms, touched, (realm) => this.addRealm(realm));
+    for (const listener of this.repaired) listener(touched);
+    log.warn({ shard: this.index, rows: this.lastRepairRows }, 'shard state repaired from the store after a failed commit');
   }
 
   /**
@@ -243,7 +176,7 @@ export class Shard implements StoreView {
    */
   attachRealm(realmId: number): RealmState {
     this.readSeqs();
-    const realm = this.readRealms(realmId).get(realmId);
+    const realm = readModel(this, this.index, realmId).get(realmId);
     if (!realm) throw new Error(`shard ${this.index} has no realm ${realmId} in its store`);
     this.addRealm(realm);
     return realm;
@@ -254,9 +187,9 @@ export class Shard implements StoreView {
     this.realms.delete(realmId);
   }
 
-  /** Whether a reload after a failed commit is under way (tests wait for it). */
+  /** Whether a repair after a failed commit is under way (tests wait for it). */
   get recovering(): Promise<void> | null {
-    return this.reloading;
+    return this.repairing;
   }
 
   /** Told of every transaction's duration and outcome (shard/metrics.ts sets it in the server). */
@@ -266,7 +199,7 @@ export class Shard implements StoreView {
   private readonly observer = () => this.writeObserver;
 
   batch(): WriteBatch {
-    return new WriteBatch(this.store, this.pending, this.events, this.commitFailed, this.commitObserver, this.observer);
+    return new WriteBatch(this.store.env, this.pending, this.events, this.commitFailed, this.commitObserver, this.observer);
   }
 
   /** While set, requests wait before their handler runs (see quiesced()). */
@@ -360,9 +293,28 @@ export class Shard implements StoreView {
     return `${this.config.scheme}://${host}`;
   }
 
+  /** Set by a failed commit: closing then needs a transaction that succeeds first (see close). */
+  private commitHasFailed = false;
+
+  /**
+   * Flushes and closes the store. lmdb-js never resolves a failed commit's flush promise, and
+   * both `flushed` and close() wait on the latest one: after a failure (a full disk) they would
+   * wait forever, and the stop with them. An empty transaction gives them a later one to wait
+   * for; LMDB commits it without writing a page, so it succeeds on a full disk. Should even that
+   * not settle, the stop goes on without the store's close: every acknowledged write is already
+   * committed, and the process ending closes the file.
+   */
   async close(): Promise<void> {
     this.wheel.stop();
-    await this.store.env.flushed;
-    await this.store.env.close();
+    if (this.commitHasFailed) await this.store.env.transaction(() => undefined).catch(() => undefined);
+    const closed = (async () => {
+      await this.store.env.flushed;
+      await this.store.env.close();
+      return true;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_LIMIT_MS)));
+    if (!(await Promise.race([closed, limit]))) log.error({ shard: this.index }, 'the store did not close in time; stopping without it');
+    clearTimeout(timer);
   }
 }

@@ -1,8 +1,9 @@
 import { workerData, type MessagePort } from 'node:worker_threads';
+import { hashThroughPort } from '../lib/hasher.js';
 import type { ResolvedConfig } from '../config.js';
 import { log, setLogLevel } from '../lib/log.js';
 import { runAdmin, type AdminTask } from './admin.js';
-import { dispatch, type RequestTask } from './dispatch.js';
+import { dispatch, verifyCredentials, type RequestTask, type VerifyTask } from './dispatch.js';
 import { Shard } from './shard.js';
 import { serveLink } from './link.js';
 import type { DeskTask } from './desk-wire.js';
@@ -15,6 +16,10 @@ import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../version
 /** Piscina entry point: one module instance per shard thread, holding that shard's state. */
 const { index, config, messageIds } = workerData as { index: number; config: ResolvedConfig; messageIds: SharedArrayBuffer };
 setLogLevel(config.logLevel);
+// Password hashes go to the main thread's hashing thread (lib/hasher.ts), over the port that
+// ShardPool sends with the thread's link (its first task).
+let hashPortArrived: (port: MessagePort) => void = () => undefined;
+hashThroughPort(new Promise((resolve) => (hashPortArrived = resolve)));
 // An unhandled rejection would end this thread, and with it the shard's realms: log it instead.
 // (lmdb-js rejects internal promises nobody holds when a commit fails; Shard.commitFailed
 // handles the failure itself.)
@@ -32,13 +37,14 @@ await queuesOf(shard).journal.restore({
   server_generation: SERVER_GENERATION,
 });
 
-export type ShardTask = RequestTask | AdminTask | { kind: 'cancel'; requestId: string } | { kind: 'drain' } | { kind: 'startJobs' } | { kind: 'close' } | { kind: 'link'; port: MessagePort } | DeskTask;
+export type ShardTask = RequestTask | VerifyTask | AdminTask | { kind: 'cancel'; requestId: string } | { kind: 'drain' } | { kind: 'startJobs' } | { kind: 'close' } | { kind: 'link'; port: MessagePort; hashPort?: MessagePort } | DeskTask;
 
 export default async function handle(task: ShardTask): Promise<unknown> {
   switch (task.kind) {
     case 'link':
       // The only task piscina carries: every other comes over this channel (link.ts).
       shard.toFront = serveLink(task.port, handle);
+      if (task.hashPort) hashPortArrived(task.hashPort);
       return null;
     case 'deskPoll':
     case 'deskIdle':
@@ -46,6 +52,8 @@ export default async function handle(task: ShardTask): Promise<unknown> {
       return null;
     case 'request':
       return dispatch(shard, task);
+    case 'verify':
+      return verifyCredentials(shard, task);
     case 'admin':
       return runAdmin(shard, task);
     case 'cancel':
@@ -62,7 +70,11 @@ export default async function handle(task: ShardTask): Promise<unknown> {
       return null;
     case 'close':
       await jobsOf(shard).stop();
-      await queuesOf(shard).journal.saveAcks();
+      // A full disk may refuse the acknowledgements: clients then get a few events again after
+      // the restart, as after a crash, and the stop goes on.
+      await queuesOf(shard)
+        .journal.saveAcks()
+        .catch((err) => log.error({ err, shard: index }, 'saving event queue acknowledgements at the stop failed'));
       await shard.close();
       return null;
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /**
@@ -12,7 +12,9 @@ import { dirname, join } from 'node:path';
  *
  * The file appears with its content in one step: the pid is written to a private temporary
  * file which is then hard-linked to stoa.pid, and link() fails if stoa.pid exists. A pid file
- * whose process is gone (a crash, a kill -9) is stale and taken over.
+ * whose process is gone (a crash, a kill -9) is stale and taken over; so is one whose pid now
+ * names a process that started after the file was written (the pid was reused, typically after
+ * a reboot: a live process that is not the one that took the lock).
  */
 export const LOCK_FILE = 'stoa.pid';
 
@@ -50,7 +52,8 @@ function readPid(path: string): number | null {
   return /^\d+\s*$/.test(text) ? Number(text.trim()) : 0;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (whoever it is). */
+export function isAlive(pid: number): boolean {
   if (pid <= 0) return false;
   try {
     process.kill(pid, 0);
@@ -61,13 +64,42 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** Linux's USER_HZ: the unit of /proc/<pid>/stat's start time. */
+const TICKS_PER_SECOND = 100;
+
+/** When process `pid` started (ms since the epoch), from /proc; null where that cannot be read. */
+function startedAt(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After "pid (comm) ", field 3 (state) on: the start time is field 22.
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const boot = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    return Number.isFinite(ticks) && Number.isFinite(boot) ? boot * 1000 + (ticks * 1000) / TICKS_PER_SECOND : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The boot time is to the second: a process that started within that of the file may have written it. */
+const START_SLACK_MS = 1500;
+
 /** The pid of the live process holding the lock, or null when the directory is free. */
 export function lockHolder(dataDir: string): number | null {
   const path = join(dataDir, LOCK_FILE);
   const pid = readPid(path);
   if (pid === null) return null;
   if (pid === process.pid) return held.has(path) ? pid : null;
-  return isAlive(pid) ? pid : null;
+  if (!isAlive(pid)) return null;
+  // The process that wrote the file had started by then: one that started later has its pid
+  // by reuse, and holds nothing.
+  const started = startedAt(pid);
+  let written: number;
+  try {
+    written = statSync(path).mtimeMs;
+  } catch {
+    return null;
+  }
+  return started !== null && started > written + START_SLACK_MS ? null : pid;
 }
 
 /** Takes the lock on an existing data directory, or throws DataDirLockedError. */

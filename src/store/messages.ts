@@ -2,6 +2,7 @@ import type { Database, RangeOptions } from 'lmdb';
 import { dmKey, topicKey, type MessageRecord } from '../model/message.js';
 import type { RealmState } from '../model/realm-state.js';
 import { indexSearch } from './search.js';
+import type { DamageMap } from './damage.js';
 import type { StoreView, WriteBatch } from './shard-store.js';
 
 /**
@@ -36,6 +37,19 @@ export function indexMessage(shard: StoreView, batch: WriteBatch, msg: MessageRe
 export function getMessage(shard: StoreView, realm: RealmState, id: number): MessageRecord | undefined {
   const msg = shard.read<MessageRecord>(shard.store.messages, id);
   return msg && msg.realmId === realm.id ? msg : undefined;
+}
+
+/**
+ * A message that an index of `realm` names, read in the same synchronous step as the index. The
+ * index rows go in the message's transaction, so a message that is not there (or is another
+ * realm's) is damage (store/damage.ts), unless a write not yet committed is deleting it: an
+ * answer built without it would be short and look complete.
+ */
+export function indexedMessage(shard: StoreView & { damage: DamageMap }, realm: RealmState, id: number): MessageRecord | undefined {
+  const msg = shard.read<MessageRecord>(shard.store.messages, id);
+  if (msg && msg.realmId === realm.id) return msg;
+  if (shard.pendingWrite(shard.store.messages, id)) return undefined;
+  throw shard.damage.damaged('messages', `an index of realm ${realm.id} names message ${id}, which ${msg ? `is realm ${msg.realmId}'s` : 'is not there'}`);
 }
 
 export function putMessage(shard: StoreView, batch: WriteBatch, msg: MessageRecord): void {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { existsSync } from 'node:fs';
 import { directoryFile, shardFile, shardFolders } from './integrity.js';
 import type { ShardTable } from './shard-store.js';
@@ -16,6 +17,8 @@ export interface ProbeLine {
   step: 'open' | 'read' | 'done' | 'error' | 'end';
   rows?: number;
   message?: string;
+  /** An error about an attachment's file, not the table's pages. */
+  upload?: true;
   realmIds?: number[];
 }
 
@@ -23,6 +26,8 @@ export interface ProbeProblem {
   file: string;
   table: string | null;
   problem: string;
+  /** About an attachment's file (missing, wrong size), not the table's pages. */
+  upload?: true;
 }
 
 export interface ProbeReport {
@@ -46,9 +51,23 @@ function presentStores(dataDir: string): string[] {
   return specs;
 }
 
-function runChild(mode: 'load' | 'full', dataDir: string, specs: string[]): Promise<{ lines: ProbeLine[]; signal: NodeJS.Signals | null; code: number | null; stderr: string }> {
+export interface ProbeOptions {
+  /** Run the reader at the lowest CPU priority (the check a running server makes). */
+  background?: boolean;
+  /** Stops the reader (the server stops). */
+  signal?: AbortSignal;
+}
+
+function runChild(mode: 'load' | 'full', dataDir: string, specs: string[], opts: ProbeOptions): Promise<{ lines: ProbeLine[]; signal: NodeJS.Signals | null; code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, mode, dataDir, ...specs], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CHILD, mode, dataDir, ...specs], { stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
+    if (opts.background && child.pid) {
+      try {
+        setPriority(child.pid, 19);
+      } catch {
+        // not allowed here: it runs at the server's priority
+      }
+    }
     let out = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (out += chunk));
@@ -65,15 +84,16 @@ function runChild(mode: 'load' | 'full', dataDir: string, specs: string[]): Prom
 }
 
 /** Reads the stores of `dataDir` (all present ones), reporting every problem found. */
-export async function probeStores(dataDir: string, mode: 'load' | 'full', include: (file: string) => boolean = () => true): Promise<ProbeReport> {
+export async function probeStores(dataDir: string, mode: 'load' | 'full', include: (file: string) => boolean = () => true, opts: ProbeOptions = {}): Promise<ProbeReport> {
   const report: ProbeReport = { problems: [], rows: new Map(), realmIds: new Map() };
-  const fileOf = (spec: string) => (spec === 'directory' ? directoryFile(dataDir) : shardFile(dataDir, Number(spec.slice(6))));
+  const fileOf = (spec: string) => (spec.startsWith('directory') ? directoryFile(dataDir) : shardFile(dataDir, Number(spec.slice(6).split('@')[0])));
   let specs = presentStores(dataDir).filter((spec) => include(fileOf(spec)));
   while (specs.length > 0) {
-    const { lines, signal, code, stderr } = await runChild(mode, dataDir, specs);
+    const { lines, signal, code, stderr } = await runChild(mode, dataDir, specs, opts);
+    if (opts.signal?.aborted) break;
     let last: ProbeLine | null = null;
     for (const line of lines) {
-      if (line.step === 'error') report.problems.push({ file: line.file, table: line.table, problem: line.message ?? 'unreadable' });
+      if (line.step === 'error') report.problems.push({ file: line.file, table: line.table, problem: line.message ?? 'unreadable', ...(line.upload ? { upload: true as const } : {}) });
       if (line.step === 'done') {
         const byTable = report.rows.get(line.file) ?? new Map<string, number>();
         byTable.set(line.table!, line.rows ?? 0);
@@ -84,12 +104,20 @@ export async function probeStores(dataDir: string, mode: 'load' | 'full', includ
       if (line.step === 'end') last = null;
     }
     if (lines.at(-1)?.step === 'end') break;
-    // The child died: the damage is where it was reading. Go on with the stores after it.
+    // The child died: the damage is where it was reading. Go on with that store's other tables
+    // (a table it crashed in is skipped), then the stores after it.
     const file = last?.file ?? fileOf(specs[0]);
     const how = signal ? `reading it crashed the reader (${signal})` : `reading it ended the reader (exit ${code}${stderr ? `: ${stderr.trim().split('\n').at(-1)}` : ''})`;
     report.problems.push({ file, table: last?.table ?? null, problem: `damaged: ${how}${last?.table ? ` in table ${last.table}` : ''}` });
     const at = specs.findIndex((spec) => fileOf(spec) === file);
-    specs = at >= 0 ? specs.slice(at + 1) : [];
+    if (at < 0) specs = [];
+    else if (!last?.table) specs = specs.slice(at + 1);
+    else {
+      const read = lines.filter((l) => l.file === file && l.table && (l.step === 'done' || l.step === 'error')).map((l) => l.table!);
+      const [spec, skipping] = specs[at].split('@skip=');
+      const skip = [...new Set([...(skipping ? skipping.split(',') : []), ...read, last.table])];
+      specs = [`${spec}@skip=${skip.join(',')}`, ...specs.slice(at + 1)];
+    }
   }
   return report;
 }

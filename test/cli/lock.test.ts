@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { acquireLock, DataDirLockedError, lockHolder } from '../../src/store/lock.js';
@@ -54,6 +54,29 @@ t.test('data directory lock', async (t) => {
     const server = await serveDir(t, dir);
     t.equal(readFileSync(join(dir, 'stoa.pid'), 'utf8'), `${process.pid}\n`, 'the server takes over a pid file that holds no pid');
     await server.close();
+  });
+
+  t.test('a pid file naming an unrelated live process is stale', async (t) => {
+    const dir = tempDir(t);
+    // A process that started after the pid file was written has its pid by reuse (a reboot).
+    const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+    t.teardown(() => other.kill('SIGKILL'));
+    const file = join(dir, 'stoa.pid');
+    writeFileSync(file, `${other.pid}\n`);
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(file, hourAgo, hourAgo);
+    t.equal(lockHolder(dir), null, 'lockHolder calls it free');
+    const res = await stoa(dir, ['realm', 'create', '--subdomain', 'acme', '--name', 'Acme', '--owner-email', 'boss@acme.test']);
+    t.equal(res.code, 0, `the CLI takes over (stderr: ${res.stderr})`);
+    writeFileSync(file, `${other.pid}\n`);
+    utimesSync(file, hourAgo, hourAgo);
+    const server = await serveDir(t, dir);
+    t.equal(readFileSync(file, 'utf8'), `${process.pid}\n`, 'and so does the server');
+    await server.close();
+    t.equal(other.exitCode, null, 'the unrelated process was left alone');
+    // Written after the process started: it may be the holder.
+    writeFileSync(file, `${other.pid}\n`);
+    t.equal(lockHolder(dir), other.pid, 'a pid file newer than its process holds the lock');
   });
 
   t.test('acquireLock and lockHolder', async (t) => {

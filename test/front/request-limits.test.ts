@@ -1,6 +1,7 @@
+import { connect } from 'node:net';
 import t from 'tap';
 import { basic, rawExchange, rawRequest } from '../helpers/raw.js';
-import { startTestServer } from '../helpers/server.js';
+import { createUser, startTestServer } from '../helpers/server.js';
 
 /**
  * Limits checked before a request's parameters are parsed or sent to a shard: body size while
@@ -44,6 +45,35 @@ t.test('request limits', async (t) => {
     t.equal(ok.status, 200, 'a body within the limit still goes through');
   });
 
+  t.test('a multipart body with 100,000 fields: refused, and the connection closed', async (t) => {
+    // The client writes its whole body before it reads, as many do: once the server has refused
+    // the request it must close the connection, or the client waits forever on a full socket.
+    const boundary = 'stoafields';
+    const parts = Array.from({ length: 100_000 }, (_, i) => `--${boundary}\r\nContent-Disposition: form-data; name="p${i}"\r\n\r\nx\r\n`);
+    const body = Buffer.from(`${parts.join('')}--${boundary}--\r\n`);
+    const head = rawRequest('POST', '/api/v1/messages', { Host: host, Authorization: auth, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(body.length) });
+    const outcome = await new Promise<{ closed: boolean; data: string }>((resolve) => {
+      const socket = connect(ts.port, '127.0.0.1');
+      let data = '';
+      socket.on('data', (c) => (data += c));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve({ closed: true, data }));
+      socket.on('connect', () => socket.end(Buffer.concat([Buffer.from(head), body])));
+      // Generous: the server answers after reading a few kilobytes.
+      setTimeout(() => {
+        socket.destroy();
+        resolve({ closed: false, data });
+      }, 60_000).unref();
+    });
+    t.ok(outcome.closed, 'the server closed the connection');
+    if (outcome.data) {
+      t.match(outcome.data, /^HTTP\/1\.1 400 /, 'after a 400');
+      t.match(outcome.data, /Too many parameters/, 'saying why');
+      t.match(outcome.data, /[Cc]onnection: close/, 'and saying it closes');
+    }
+    t.equal((await ts.request('GET', '/users/me')).status, 200, 'the server is fine');
+  });
+
   t.test('too many parameters', async (t) => {
     const params = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`p${i}`, 'x']));
     for (const encoding of ['query', 'form', 'json'] as const) {
@@ -65,6 +95,14 @@ t.test('request limits', async (t) => {
     t.match(field.body.msg, /nested too deeply/, 'says why');
     const fine = await ts.request('GET', '/messages', { params: { narrow: [['channel', 'general']], anchor: 'newest', num_before: 1, num_after: 0 } });
     t.equal(fine.status, 200, 'ordinary nesting is fine');
+    // Depth is counted alike in a JSON body and in a field: the limit (8) passes, one more does not.
+    for (const encoding of ['form', 'json'] as const) {
+      for (const n of [8, 9]) {
+        const res = await ts.request('GET', '/messages', { params: { narrow: encoding === 'json' ? JSON.parse(deep(n)) : deep(n), anchor: 'newest', num_before: 1, num_after: 0 }, encoding, unchecked: true });
+        if (n === 8) t.notMatch(res.body.msg, /nested too deeply/, `${encoding}: ${n} levels are within the limit`);
+        else t.match(res.body.msg, /nested too deeply/, `${encoding}: ${n} levels are refused`);
+      }
+    }
     t.equal((await ts.request('GET', '/users/me')).status, 200, 'the server is still up');
   });
 
@@ -88,6 +126,11 @@ t.test('request limits', async (t) => {
     const before = await newest();
     const asTrue = await ts.request('POST', '/messages', { params: { type: 'stream', to: 'true', topic: 't', content: 'where?' } });
     t.equal(asTrue.status, 400, 'to=true is not channel 1');
+    for (const encoding of ['form', 'multipart', 'json'] as const) {
+      const asFloat = await ts.request('POST', '/messages', { params: { type: 'stream', to: `${general}.0`, topic: 't', content: 'where?' }, encoding });
+      t.equal(asFloat.status, 400, `${encoding}: to=${general}.0 is not channel ${general}: an id is an integer`);
+      t.equal(asFloat.body.msg, 'Invalid data type for channel', "with the reference's message");
+    }
     t.equal(await newest(), before, 'nothing was sent');
     for (const bad of ['1e3', '0x10', ' 5', '5.0', 'true', '']) {
       const res = await ts.request('GET', '/messages', { params: { anchor: 'newest', num_before: bad, num_after: 0 } });
@@ -99,6 +142,14 @@ t.test('request limits', async (t) => {
     t.match(listed.body.msg, /user_ids\[0\] is not an integer/, 'names the element');
     t.equal((await ts.request('GET', '/messages', { params: { anchor: 'newest', num_before: '5', num_after: 0 } })).status, 200, 'a plain decimal is fine');
     t.equal((await ts.request('GET', '/users', { params: { user_ids: `[${ts.owner.userId}]` } })).status, 200, 'so is a number in JSON');
+  });
+
+  t.test("a JSON body's list is a list", async (t) => {
+    const other = await createUser(ts, 'listed@example.com');
+    const ids = [ts.owner.userId, other.userId];
+    const res = await ts.request('GET', '/users', { params: { user_ids: ids }, encoding: 'json' });
+    t.equal(res.status, 200, '200');
+    t.same(res.body.members.map((m: { user_id: number }) => m.user_id).sort(), [...ids].sort(), 'both users, not the last one alone');
   });
 
   t.test('form bodies have flat names, as the reference reads them', async (t) => {

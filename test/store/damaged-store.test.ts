@@ -1,7 +1,8 @@
-import { cpSync, mkdtempSync, openSync, rmSync, statSync, truncateSync, writeSync, closeSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { garble } from './garble.js';
 import { stoa } from '../cli/run.js';
 import { runToExit, spawnServer } from '../startup/spawn.js';
 
@@ -52,20 +53,6 @@ t.test('damaged stores are reported at start, never replaced', async (t) => {
   });
 });
 
-function garble(file: string, firstPage: number, pages: number): void {
-  const fd = openSync(file, 'r+');
-  try {
-    // Deterministic noise: the same damage on every run.
-    let x = 12345;
-    const page = Buffer.alloc(4096);
-    for (let p = firstPage; p < firstPage + pages; p++) {
-      for (let i = 0; i < page.length; i++) page[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
-      writeSync(fd, page, 0, page.length, p * 4096);
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 function statOrNull(file: string): number | null {
   try {

@@ -1,62 +1,17 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, statfsSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
-import { cleanEnv, field, http, MAIN } from '../cli/run.js';
+import { field, http } from '../cli/run.js';
+import { canMount, smallDisk } from './full-disk.js';
 
 /**
- * A full disk, for real: the data directory is a 16 MiB tmpfs in a mount namespace of its own
- * (unshare), nearly filled by a ballast file. Sends go on until commits fail; the server must
- * answer each failed one with a JSON error, keep serving reads, log the cause, take writes
- * again once the ballast is gone, and have lost nothing it acknowledged after a restart.
- * Needs `unshare --mount` (root, or unprivileged user namespaces); commit-failure.test.ts
- * simulates the failure in-process everywhere.
+ * A full disk, for real (full-disk.ts: a 16 MiB tmpfs in a mount namespace of its own, nearly
+ * filled by a ballast file). Sends go on until commits fail; the server must answer each failed
+ * one with a JSON error, keep serving reads, log the cause, take writes again once the ballast
+ * is gone, and have lost nothing it acknowledged after a restart.
  */
-const canMount = spawnSync('unshare', ['--mount', 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=1m tmpfs "$d" && umount "$d" && rmdir "$d"'], { stdio: 'ignore' }).status === 0;
-
-interface Running {
-  child: ChildProcess;
-  port: number;
-  out(): string;
-  exited: Promise<number | null>;
-}
-
-function startIn(holder: number, dataDir: string): Promise<Running> {
-  const child = spawn('nsenter', [`--mount=/proc/${holder}/ns/mnt`, '--', process.execPath, MAIN], {
-    env: cleanEnv({ STOA_DATA_DIR: dataDir, STOA_PORT: '0', STOA_SHARDS: '1', STOA_LOG_LEVEL: 'error' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (out += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 60_000);
-    child.stdout!.on('data', () => {
-      const m = /listening on http:\/\/\S+:(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, port: Number(m[1]), out: () => out, exited });
-      }
-    });
-    exited.then((code) => reject(new Error(`exited ${code}: ${out}`)));
-  });
-}
-
 t.test('a full disk fails writes, not the server', { skip: canMount ? false : 'needs unshare --mount (a private tmpfs)' }, async (t) => {
   t.setTimeout(240_000);
-  const dataDir = mkdtempSync(join(tmpdir(), 'stoa-diskfull-'));
-  // Holds the namespace (and its tmpfs) between server starts.
-  const holder = spawn('unshare', ['--mount', 'sh', '-c', `mount -t tmpfs -o size=16m tmpfs "${dataDir}" && echo mounted && exec sleep 600`], { stdio: ['ignore', 'pipe', 'inherit'] });
-  t.teardown(() => {
-    holder.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  await new Promise((resolve) => holder.stdout!.once('data', resolve));
-  const inside = `/proc/${holder.pid}/root${dataDir}`;
-
-  let server = await startIn(holder.pid!, dataDir);
+  const disk = await smallDisk(t);
+  let server = await disk.start();
   t.teardown(() => server.child.kill('SIGKILL'));
   const owner = { email: field(server.out(), 'owner email')!, apiKey: field(server.out(), 'owner API key')! };
   const call = (method: string, path: string, form?: Record<string, string>) => http(server.port, { method, path, host: `localhost:${server.port}`, auth: owner, form });
@@ -64,8 +19,7 @@ t.test('a full disk fails writes, not the server', { skip: canMount ? false : 'n
   const send = (i: number) => call('POST', '/messages', { type: 'stream', to: 'general', topic: 'full', content: content(i) });
 
   // Leave about 300 KB: a few dozen sends.
-  const { bavail, bsize } = statfsSync(inside);
-  writeFileSync(join(inside, 'ballast'), Buffer.alloc(Math.max(0, bavail * bsize - 300 * 1024)));
+  disk.fill(300 * 1024);
 
   const acked: number[] = [];
   let failures = 0;
@@ -87,7 +41,7 @@ t.test('a full disk fails writes, not the server', { skip: canMount ? false : 'n
   t.match(server.out(), /LMDB commit failed/, 'the failure is logged');
   t.match(server.out(), /"cause"|"err":\{[^}]*"message":"(No space|Input\/output|MDB_)/, 'with its cause');
 
-  unlinkSync(join(inside, 'ballast'));
+  disk.free();
   let after = await send(1000);
   for (let tries = 0; after.status !== 200 && tries < 10; tries++) {
     await new Promise((r) => setTimeout(r, 200));
@@ -97,10 +51,10 @@ t.test('a full disk fails writes, not the server', { skip: canMount ? false : 'n
   acked.push(after.body.id);
 
   server.child.kill('SIGTERM');
-  t.equal(await server.exited, 0, 'a clean stop');
-  server = await startIn(holder.pid!, dataDir);
+  t.equal((await server.exited).code, 0, 'a clean stop');
+  server = await disk.start();
   const again = await call('GET', `/messages?${new URLSearchParams({ anchor: 'newest', num_before: '1000', num_after: '0', narrow: JSON.stringify([['topic', 'full']]) })}`);
   t.same(again.body.messages.map((m: { id: number }) => m.id), acked, 'after a restart: what was acknowledged, and only that');
   server.child.kill('SIGTERM');
-  t.equal(await server.exited, 0, 'stops cleanly');
+  t.equal((await server.exited).code, 0, 'stops cleanly');
 });

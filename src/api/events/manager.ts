@@ -4,7 +4,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Emitted, EventSink } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
-import type { WriteBatch } from '../../store/shard-store.js';
+import type { Touched, WriteBatch } from '../../store/shard-store.js';
 import type { Timer } from '../../lib/timer-wheel.js';
 import { EventJournal } from './journal.js';
 import { EventQueue, type PollAnswer, type QueueOptions, type SavedQueue, type ShapedEvent } from './queue.js';
@@ -66,7 +66,7 @@ export class QueueManager implements EventSink {
       heartbeat: (queue) => this.scheduleHeartbeat(queue),
     });
     shard.events.sink = this;
-    shard.reloaded.push(() => this.resync());
+    shard.repaired.push((touched) => this.resync(touched));
   }
 
   private get limits() {
@@ -190,17 +190,25 @@ export class QueueManager implements EventSink {
   }
 
   /**
-   * After a failed commit the shard reloaded its state from the store (Shard.reload): a queue
-   * whose row was never written goes, and the others take back their stored ceiling.
+   * After a failed commit the shard repaired its state from the store (Shard.repair): of the
+   * queues that commit would have written, one whose row was never written goes, and the others
+   * take back their stored ceiling.
    */
-  private resync(): void {
+  private resync(touched: Touched): void {
+    // Every desk goes (a repaired user record may have changed credentials): a flag per queue.
     for (const queue of this.queues.values()) this.desks.local(queue);
     this.desks.reset();
+    const { queues } = this.shard.store;
     const batch = this.shard.batch();
-    for (const queue of [...this.queues.values()]) {
-      const row = this.shard.store.queues.get(queue.id) as SavedQueue | undefined;
-      if (!row) this.forget(queue, badQueue(queue.id));
-      else queue.resync(row.ceiling, batch, this.shard.store);
+    for (const [db, keys] of touched) {
+      if (db !== queues) continue;
+      for (const id of keys) {
+        const queue = this.queues.get(id as string);
+        if (!queue) continue;
+        const row = queues.get(id) as SavedQueue | undefined;
+        if (!row) this.forget(queue, badQueue(queue.id));
+        else queue.resync(row.ceiling, batch, this.shard.store);
+      }
     }
     batch.commit().catch(() => undefined);
   }

@@ -1,9 +1,9 @@
-import { dmKey, FLAG, topicKey, type MessageRecord } from '../../model/message.js';
+import { dmKey, FLAG, topicKey } from '../../model/message.js';
 import { readMark, received, storedBits } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { getMessage, idsUnder, mergeIds } from '../../store/messages.js';
+import { getMessage, idsUnder, indexedMessage, mergeIds } from '../../store/messages.js';
 import { shownTopic } from '../messages/views.js';
 import { isMessageMuted } from '../user-topics/muting.js';
 
@@ -76,7 +76,7 @@ export function unreadMsgs(shard: Shard, realm: RealmState, user: UserRecord, al
   const mentions: number[] = [];
   let count = 0;
   for (const id of [...ids].reverse()) {
-    const msg = getMessage(shard, realm, id) as MessageRecord | undefined;
+    const msg = indexedMessage(shard, realm, id);
     if (!msg) continue;
     let muted = false;
     if (msg.kind === 'direct') {

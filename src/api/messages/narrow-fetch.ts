@@ -3,7 +3,7 @@ import type { MessageRecord } from '../../model/message.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { getMessage } from '../../store/messages.js';
+import { getMessage, indexedMessage } from '../../store/messages.js';
 import type { NarrowTerm } from './narrow.js';
 import { planNarrow, type NarrowPlan } from './narrow-plan.js';
 import { Slice, takeTurn } from '../../lib/slices.js';
@@ -52,7 +52,7 @@ export async function collect(shard: Shard, realm: RealmState, plan: NarrowPlan,
     for (;;) {
       let stoppedAt: number | null = null;
       for (const id of plan.candidates({ min, max, reverse: range.reverse })) {
-        const msg = getMessage(shard, realm, id);
+        const msg = plan.indexed ? indexedMessage(shard, realm, id) : getMessage(shard, realm, id);
         if (msg && plan.matches(msg)) {
           out.push(msg);
           if (out.length >= range.limit) return out;

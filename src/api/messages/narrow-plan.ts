@@ -27,6 +27,12 @@ export interface NarrowPlan {
   history: boolean;
   /** Candidate ids within the range, in its order: a superset of the matches there. */
   candidates(range: IdRange): Iterable<number>;
+  /**
+   * Whether the candidates come from the realm's indexes (so each names a message of the realm,
+   * and one that is not there is damage: store/messages.ts indexedMessage), or from the client
+   * (`id:`).
+   */
+  indexed: boolean;
   matches(msg: MessageRecord): boolean;
   /** The positive search terms, for match_content and match_subject. */
   search: SearchQuery | null;
@@ -44,6 +50,8 @@ type Test = (c: Ctx) => boolean;
 interface Driver {
   rank: number;
   ids(range: IdRange): Iterable<number>;
+  /** The ids are the client's (`id:`), not an index's. */
+  given?: true;
 }
 
 const MENTION_BITS = INDEXED_FLAGS.mentioned;
@@ -177,7 +185,7 @@ class Planner {
         const text = String(operand);
         if (!/^\d+$/.test(text) || Number(text) > MAX_MESSAGE_ID) throw badNarrow('Invalid message ID');
         const id = Number(text);
-        return push((c) => c.msg.id === id, { rank: 0, ids: (range) => (inRange(id, range) ? [id] : []) });
+        return push((c) => c.msg.id === id, { rank: 0, ids: (range) => (inRange(id, range) ? [id] : []), given: true });
       }
       case 'near':
         // Clients turn `near` into the anchor; as a filter it matches everything.
@@ -380,6 +388,7 @@ export function planNarrow(shard: Shard, realm: RealmState, user: UserRecord, te
   return {
     history,
     candidates,
+    indexed: !best?.given,
     search,
     matches(msg) {
       if (msg.realmId !== realm.id || !member(msg)) return false;

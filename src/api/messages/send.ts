@@ -81,6 +81,8 @@ export function resolveStream(realm: RealmState, to: unknown): StreamRecord {
     return stream;
   }
   if (typeof value !== 'string') throw invalidArgument('to', 'Invalid to');
+  // A number that is not an integer names no channel (the reference's extract_stream_indicator).
+  if (/^-?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][-+]?\d+)$/.test(value) && !realm.streamByName(value)) throw badRequest('Invalid data type for channel');
   const stream = realm.streamByName(value.trim());
   if (!stream) throw new ApiError(`Channel '${value}' does not exist`, { code: 'STREAM_DOES_NOT_EXIST', data: { stream: value } });
   return stream;
@@ -114,13 +116,19 @@ export function checkCanReachRecipients(shard: Shard, realm: RealmState, sender:
   }
 }
 
-/** Who may post to a channel: the reference's access_stream_for_send_message. */
+/**
+ * Who may post to a channel: the reference's access_stream_for_send_message. A bot may post
+ * wherever its owner may: where the channel's can_send_message_group holds its owner, and to a
+ * private channel its owner is subscribed to.
+ */
 export function checkCanPost(realm: RealmState, sender: UserRecord, stream: StreamRecord): void {
   const denied = () => badRequest(`Not authorized to send to channel '${stream.name}'`);
-  if (stream.isArchived) throw denied();
+  const owner = sender.isBot && sender.botOwnerId !== null ? realm.users.get(sender.botOwnerId) : undefined;
   const sendGroup = stream.groups.can_send_message_group;
-  if (sendGroup !== undefined && !userHasPermission(realm, sender, sendGroup)) throw denied();
+  if (sendGroup !== undefined && !userHasPermission(realm, sender, sendGroup) && !(owner && userHasPermission(realm, owner, sendGroup))) throw denied();
+  if (stream.isArchived) throw denied();
   if (isSubscribed(realm, sender.id, stream.id)) return;
+  if (owner && isSubscribed(realm, owner.id, stream.id)) return;
   if (stream.inviteOnly || isGuest(sender) || !hasContentAccess(realm, sender, stream)) throw denied();
 }
 

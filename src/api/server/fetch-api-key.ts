@@ -3,7 +3,7 @@ import { authenticationFailed, badRequest, rateLimited, realmDeactivated, userDe
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { operation } from '../operation.js';
+import { operation, type OpContext } from '../operation.js';
 import { noticeLogin } from '../notify/login.js';
 import { AttemptLimiter } from './rate-limit.js';
 
@@ -34,9 +34,11 @@ const USERNAME = /^[^@\s]+@[^@\s]+$/;
 /**
  * A password login, for POST /fetch_api_key and the web app's login page. Attempts are limited
  * per (realm, username), before the password is looked at, so the limit holds even for the
- * right password. A deactivated account answers USER_DEACTIVATED, as the reference does.
+ * right password. A deactivated account answers USER_DEACTIVATED, as the reference does. A
+ * failure for a name nobody has is told to the front end (`outcome`), which counts it against
+ * the client's address (front/guard.ts).
  */
-export async function passwordLogin(shard: Shard, realm: RealmState, rawUsername: string, password: string): Promise<UserRecord> {
+export async function passwordLogin(shard: Shard, realm: RealmState, rawUsername: string, password: string, outcome: OpContext<unknown>['outcome']): Promise<UserRecord> {
   const username = rawUsername.trim();
   if (!USERNAME.test(username)) throw badRequest('Enter a valid email address.');
   const limiter = limiterOf(shard);
@@ -52,7 +54,10 @@ export async function passwordLogin(shard: Shard, realm: RealmState, rawUsername
   }
   dummyHash ??= hashPassword(generatePassword());
   const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash));
-  if (!user || !ok) throw authenticationFailed();
+  if (!user || !ok) {
+    if (!user) outcome.unknownLogin = true;
+    throw authenticationFailed();
+  }
   // Read after the await: the account may have been deactivated while the hash ran.
   if (!user.isActive) throw userDeactivated();
   limiter.clear(key);
@@ -66,8 +71,8 @@ export const fetchApiKey = operation<{ username: string; password: string }>({
     properties: { username: { type: 'string' }, password: { type: 'string' } },
     required: ['username', 'password'],
   },
-  handler: async ({ shard, realm, params, userAgent, remoteAddr }) => {
-    const user = await passwordLogin(shard, realm, params.username, params.password);
+  handler: async ({ shard, realm, params, userAgent, remoteAddr, outcome }) => {
+    const user = await passwordLogin(shard, realm, params.username, params.password, outcome);
     await noticeLogin(shard, realm, user, { userAgent, remoteAddr });
     return { api_key: user.apiKey, email: user.email, user_id: user.id };
   },

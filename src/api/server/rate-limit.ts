@@ -25,12 +25,23 @@ export class AttemptLimiter {
     return (times[times.length - this.limit] + this.windowMs - this.now()) / 1000;
   }
 
-  /** Counts an attempt for `key`; clear() it when the attempt succeeds. */
-  record(key: string): void {
+  /** Counts an attempt for `key`; clear() it when the attempt succeeds. Returns its time, for withdraw(). */
+  record(key: string): number {
     this.sweep();
     const times = this.live(key);
-    times.push(this.now());
+    const now = this.now();
+    times.push(now);
     this.attempts.set(key, times);
+    return now;
+  }
+
+  /** Takes back one attempt recorded at `at` (counted before it ran, and it turned out not to count). */
+  withdraw(key: string, at: number): void {
+    const times = this.attempts.get(key);
+    const i = times?.lastIndexOf(at) ?? -1;
+    if (i < 0) return;
+    times!.splice(i, 1);
+    if (times!.length === 0) this.attempts.delete(key);
   }
 
   clear(key: string): void {
@@ -110,6 +121,16 @@ export class RateLimiter {
     };
   }
 
+  /**
+   * Gives back one request take() counted for `key` (it turned out not to count: the front
+   * end counts every request against its address, and gives back those that authenticated).
+   */
+  refund(key: string): void {
+    const tats = this.tats.get(key);
+    if (!tats) return;
+    this.rules.forEach(([window, requests], i) => (tats[i] -= window / requests));
+  }
+
   /** Keys tracked (tests and memory checks). */
   get size(): number {
     return this.tats.size;
@@ -124,21 +145,20 @@ export class RateLimiter {
   }
 }
 
-const userLimiters = new WeakMap<object, { api: RateLimiter; events: RateLimiter; failedAuth: RateLimiter } | null>();
+type Limiters = { api: RateLimiter; events: RateLimiter };
+const userLimiters = new WeakMap<object, Limiters | null>();
 
 /**
  * The per-user limiters of a shard (a user's requests all reach their realm's shard), or null
  * when rate limits are off. GET /events has a budget of its own, as in the reference, where
- * Tornado counts long-polls apart from the Django requests. Requests whose credentials fail
- * carry a header, so the front end's per-address limit passes them: they are counted here, per
- * address, so that guessing keys costs as much as any anonymous request.
+ * Tornado counts long-polls apart from the Django requests. Requests that do not authenticate
+ * are counted per address on the main thread (front/guard.ts), once for the whole server.
  */
-export function userLimitersOf(shard: { config: { rateLimits: { enabled: boolean; perUser: RateRule[]; perIp: RateRule[] } } }): { api: RateLimiter; events: RateLimiter; failedAuth: RateLimiter } | null {
+export function userLimitersOf(shard: { config: { rateLimits: { enabled: boolean; perUser: RateRule[] } } }): Limiters | null {
   let limiters = userLimiters.get(shard);
   if (limiters === undefined) {
-    const { enabled, perUser, perIp } = shard.config.rateLimits;
-    // failedAuth: requests whose credentials fail, per address (they name no user to count).
-    limiters = enabled && perUser.length > 0 ? { api: new RateLimiter(perUser), events: new RateLimiter(perUser), failedAuth: new RateLimiter(perIp.length > 0 ? perIp : perUser) } : null;
+    const { enabled, perUser } = shard.config.rateLimits;
+    limiters = enabled && perUser.length > 0 ? { api: new RateLimiter(perUser), events: new RateLimiter(perUser) } : null;
     userLimiters.set(shard, limiters);
   }
   return limiters;

@@ -57,7 +57,7 @@ const login = operation<{ username?: string; password?: string; next?: string }>
     const email = (p.username ?? '').trim();
     let user;
     try {
-      user = await passwordLogin(shard, realm, email, p.password ?? '');
+      user = await passwordLogin(shard, realm, email, p.password ?? '', ctx.outcome);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       const error = loginError(err, email);

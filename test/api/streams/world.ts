@@ -46,6 +46,8 @@ export interface WorldOptions {
   config?: Partial<Config>;
   /** Further preparation of the root realm before the server starts (users, groups). */
   prepare?: (shard: Shard, realm: RealmState) => Promise<void>;
+  /** The second realm's subdomain (default "other", which lands on the root realm's shard). */
+  otherSubdomain?: string;
 }
 
 const cred = (u: UserRecord): Person => ({ email: u.email, apiKey: u.apiKey, userId: u.id });
@@ -82,7 +84,8 @@ export async function startWorld(t: { teardown(fn: () => unknown): void }, opts:
   const config = resolveConfig(loadConfig({}, { dataDir, shards: 2, logLevel: 'silent' }), 0);
   const directory = new Directory(dataDir);
   const casts: Cast[] = [];
-  for (const [subdomain, domain] of [['', 'example.com'], ['other', 'other.example.com']]) {
+  const otherSubdomain = opts.otherSubdomain ?? 'other';
+  for (const [subdomain, domain] of [['', 'example.com'], [otherSubdomain, 'other.example.com']]) {
     await createRealm(config, directory, async (index, spec) => {
       const shard = Shard.open(index, config);
       try {
@@ -96,7 +99,7 @@ export async function startWorld(t: { teardown(fn: () => unknown): void }, opts:
   }
   await directory.close();
   const ts = await startTestServer(t, opts.config ?? {}, { dataDir });
-  const otherHost = `other.${ts.server.config.externalHost}`;
+  const otherHost = `${otherSubdomain}.${ts.server.config.externalHost}`;
   return {
     ts,
     root: casts[0],

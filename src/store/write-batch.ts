@@ -1,0 +1,242 @@
+import type { Database, RootDatabase } from 'lmdb';
+
+/**
+ * The write path of a shard's store: writes made by actions and not yet committed (the overlay
+ * that reads see first), and the batch that carries one action's writes and events into one
+ * LMDB transaction. Tables and their key layout are store/shard-store.ts.
+ */
+
+export type Key = string | number | (string | number)[];
+
+/** The rows of a failed transaction, by table. */
+export type Touched = [Database, Key[]][];
+
+/** An event as actions emit it, before any queue has shaped it. */
+export interface ShardEvent {
+  type: string;
+  [field: string]: unknown;
+}
+
+export interface Emitted {
+  realmId: number;
+  event: ShardEvent;
+  userIds: number[];
+  /** Written to the event log with the change (false: typing, presence, heartbeats). */
+  durable: boolean;
+  /** For one queue only (a heartbeat), instead of the users' queues. */
+  queueId?: string;
+}
+
+/**
+ * What a batch tells the layer above about its events when it commits (the shard's event bus,
+ * shard/events.ts): `stage` runs as the transaction is about to start, may add rows to it (the
+ * event log), and takes the events' place in the delivery order; `settle` is called once the
+ * transaction has ended, committed or not.
+ */
+export interface EventStage {
+  stage(events: Emitted[], batch: WriteBatch): { settle(ok: boolean): void };
+}
+
+/**
+ * Writes made but not yet committed, visible to reads in the meantime.
+ *
+ * A do-action changes state, queues its puts and awaits the commit; while it waits, the shard
+ * runs other requests. A read-modify-write of a stored row (a message's reactions, a user's
+ * flags) by one of those must see the first action's value, not the committed one, or one of
+ * the two updates is lost. So every put lands here first, and `read` looks here before LMDB.
+ * Entries leave when their transaction has committed (unless a later write replaced them).
+ */
+export class PendingWrites {
+  private readonly byDb = new Map<Database, Map<string, { value: unknown }>>();
+  /**
+   * Decoded rows of the tables named in the constructor, most recently read last. Decoding a
+   * message costs more than reading it (msgpack, two copies of its content), and history reads
+   * come back to the same recent messages, as the reference's memcached message cache assumes.
+   * A write drops the row here when it is made; until its commit, reads find it in `byDb`, and
+   * after, they decode the committed row again. Rows are never modified in place (actions copy
+   * a record before changing it), so readers may share one object.
+   */
+  private readonly cached = new Map<Database, Map<Key, unknown>>();
+
+  constructor(cachedTables: Database[] = [], private readonly cacheSize = 4096) {
+    for (const db of cachedTables) this.cached.set(db, new Map());
+  }
+
+  /** Transactions begun and not yet committed, and who waits for there to be none. */
+  private inFlight = 0;
+  private waiters: (() => void)[] = [];
+
+  begin(): void {
+    this.inFlight++;
+  }
+
+  end(): void {
+    if (--this.inFlight > 0 || this.waiters.length === 0) return;
+    // setImmediate runs after the microtasks of the committing actions, which emit their events.
+    setImmediate(() => {
+      if (this.inFlight > 0) return;
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+  }
+
+  /**
+   * Resolves when no action is between its state change and its events, so that a snapshot
+   * (POST /register) taken then agrees with the events that follow it.
+   */
+  settled(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  set(db: Database, key: Key, value: unknown): { value: unknown } {
+    this.cached.get(db)?.delete(key);
+    let map = this.byDb.get(db);
+    if (!map) this.byDb.set(db, (map = new Map()));
+    const entry = { value };
+    map.set(JSON.stringify(key), entry);
+    return entry;
+  }
+
+  settle(db: Database, key: Key, entry: { value: unknown }): void {
+    const map = this.byDb.get(db);
+    const k = JSON.stringify(key);
+    if (map?.get(k) === entry) map.delete(k);
+  }
+
+  /** The uncommitted write of a row, if there is one: `{value}` (undefined for a delete). */
+  peek(db: Database, key: Key): { value: unknown } | undefined {
+    const pending = this.byDb.get(db);
+    return pending && pending.size > 0 ? pending.get(JSON.stringify(key)) : undefined;
+  }
+
+  read<T>(db: Database, key: Key): T | undefined {
+    const pending = this.byDb.get(db);
+    const entry = pending && pending.size > 0 ? pending.get(JSON.stringify(key)) : undefined;
+    if (entry) return entry.value as T | undefined;
+    const cache = this.cached.get(db);
+    // Only scalar keys: an array key is a new object at every call.
+    if (!cache || typeof key === 'object') return db.get(key) as T | undefined;
+    if (cache.has(key)) {
+      const value = cache.get(key);
+      cache.delete(key);
+      cache.set(key, value);
+      return value as T;
+    }
+    const value = db.get(key);
+    if (value !== undefined) {
+      cache.set(key, value);
+      if (cache.size > this.cacheSize) cache.delete(cache.keys().next().value!);
+    }
+    return value as T | undefined;
+  }
+}
+
+/**
+ * The writes and events of one do-action. The action changes the shard's in-memory state
+ * synchronously, records the matching puts and events here, and awaits commit() before it
+ * answers: every acknowledged change is durable, all writes of one action land in one LMDB
+ * transaction, and so do its events (the event bus logs them for the queues they reach), which
+ * are delivered once it has committed.
+ */
+export class WriteBatch {
+  // Keyed by table and key: a row written twice in one action (a read flip set, then dropped by
+  // advanceReadMark) costs one write, its last.
+  private ops = new Map<Database, Map<string, { key: Key; value: unknown; entry: { value: unknown } }>>();
+  private count = 0;
+  private events: Emitted[] = [];
+
+  constructor(
+    private readonly env: RootDatabase,
+    private readonly pending: PendingWrites,
+    private readonly bus: EventStage | null = null,
+    /**
+     * Told of a failed commit and the rows it would have written (Shard.commitFailed, which
+     * repairs what memory holds of them); returns the error the action throws instead.
+     */
+    private readonly failed: ((err: unknown, touched: Touched) => Error) | null = null,
+    /** Told how long each transaction took, and whether it committed (shard/metrics.ts). */
+    private readonly timed: ((seconds: number, ok: boolean) => void) | null = null,
+    /**
+     * Told of every row a committed transaction wrote (undefined: deleted). Only while a cluster
+     * copies a realm away (shard/realm-moves.ts); otherwise null and free.
+     */
+    private readonly observer: () => ((writes: [Database, Key, unknown][]) => void) | null = () => null,
+  ) {}
+
+  /** An event of this action, for the users `userIds`, delivered after the commit. */
+  emit(realmId: number, event: ShardEvent, userIds: Iterable<number>): this {
+    const ids = [...userIds];
+    if (ids.length > 0) this.events.push({ realmId, event, userIds: ids, durable: true });
+    return this;
+  }
+
+  /** Events that need no log row (typing, presence, heartbeats): see EventBus.emit. */
+  emitEphemeral(events: Emitted[]): this {
+    this.events.push(...events);
+    return this;
+  }
+
+  put(db: Database, key: Key, value: unknown): this {
+    let table = this.ops.get(db);
+    if (!table) this.ops.set(db, (table = new Map()));
+    table.set(JSON.stringify(key), { key, value, entry: this.pending.set(db, key, value) });
+    this.count++;
+    return this;
+  }
+
+  del(db: Database, key: Key): this {
+    return this.put(db, key, undefined);
+  }
+
+  /**
+   * Drops everything recorded and not committed (a job whose run failed half-way): its writes
+   * stop being visible to reads. In-memory state the action changed is not undone.
+   */
+  discard(): void {
+    for (const [db, table] of this.ops) for (const { key, entry } of table.values()) this.pending.settle(db, key, entry);
+    this.ops = new Map();
+    this.count = 0;
+    this.events = [];
+  }
+
+  async commit(): Promise<void> {
+    // The sink numbers the events for their queues now, in commit order, adding its rows here.
+    const events = this.events;
+    this.events = [];
+    const ticket = this.bus && events.length > 0 ? this.bus.stage(events, this) : null;
+    if (this.count === 0) {
+      ticket?.settle(true);
+      return;
+    }
+    const ops = this.ops;
+    this.ops = new Map();
+    this.count = 0;
+    this.pending.begin();
+    let ok = false;
+    const started = this.timed ? performance.now() : 0;
+    try {
+      await this.env.transaction(() => {
+        for (const [db, table] of ops) {
+          for (const { key, value } of table.values()) {
+            if (value === undefined) db.remove(key);
+            else db.put(key, value);
+          }
+        }
+      });
+      ok = true;
+      // Asked at the commit, not when the batch was made: a copy that began meanwhile sees it.
+      const observer = this.observer();
+      if (observer) observer([...ops].flatMap(([db, table]) => [...table.values()].map(({ key, value }): [Database, Key, unknown] => [db, key, value])));
+    } catch (err) {
+      // A full disk or an I/O error: LMDB has aborted the transaction (and every other one
+      // lmdb-js batched with it), so none of this action's writes or events exist.
+      throw this.failed ? this.failed(err, [...ops].map(([db, table]) => [db, [...table.values()].map((op) => op.key)])) : err;
+    } finally {
+      this.timed?.((performance.now() - started) / 1000, ok);
+      for (const [db, table] of ops) for (const { key, entry } of table.values()) this.pending.settle(db, key, entry);
+      ticket?.settle(ok);
+      this.pending.end();
+    }
+  }
+}
+
