@@ -37,6 +37,7 @@ export interface Message {
   flags: string[];
   reactions: Reaction[];
   last_edit_timestamp?: number;
+  last_moved_timestamp?: number;
   match_content?: string;
   match_subject?: string;
   submessages?: Submessage[];

@@ -86,6 +86,10 @@ export function Compose({ store, narrow }: { store: Store; narrow: Narrow }) {
   const [preview, setPreview] = useState<string | null>(null);
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [scheduling, setScheduling] = useState(false);
+  // Which recipient field has the focus: only its suggestions are drawn (a datalist of a
+  // thousand people, redrawn with every event, was much of a busy screen's work).
+  const [field, setField] = useState<string | null>(null);
+  const focusField = { onFocus: (e: FocusEvent) => setField((e.target as HTMLElement).id), onBlur: () => setField(null) };
   const box = useRef<HTMLTextAreaElement>(null);
   const typingSent = useRef(0);
   const draftTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
@@ -210,28 +214,31 @@ export function Compose({ store, narrow }: { store: Store; narrow: Narrow }) {
         </div>
         {compose.type === 'stream' ? (
           <>
-            <input id="compose-channel" aria-label="Channel" list="compose-channels" placeholder="Channel" value={compose.stream} onInput={(e) => ((compose.stream = (e.target as HTMLInputElement).value), changed())} />
+            <input id="compose-channel" aria-label="Channel" list="compose-channels" placeholder="Channel" value={compose.stream} {...focusField} onInput={(e) => ((compose.stream = (e.target as HTMLInputElement).value), changed())} />
             <datalist id="compose-channels">
-              {[...store.subs.values()].map((s) => (
-                <option value={s.name} />
-              ))}
+              {field === 'compose-channel' &&
+                [...store.subs.values()].map((s) => (
+                  <option value={s.name} />
+                ))}
             </datalist>
-            <input id="compose-topic" aria-label="Topic" list="compose-topics" placeholder={store.realm.mandatory_topics ? 'Topic' : `Topic (or ${store.realm.empty_topic_display_name ?? 'general chat'})`} maxLength={store.snapshot.max_topic_length ?? 60} value={compose.topic} onInput={(e) => ((compose.topic = (e.target as HTMLInputElement).value), changed())} />
+            <input id="compose-topic" aria-label="Topic" list="compose-topics" placeholder={store.realm.mandatory_topics ? 'Topic' : `Topic (or ${store.realm.empty_topic_display_name ?? 'general chat'})`} maxLength={store.snapshot.max_topic_length ?? 60} value={compose.topic} {...focusField} onInput={(e) => ((compose.topic = (e.target as HTMLInputElement).value), changed())} />
             <datalist id="compose-topics">
-              {[...(store.topics.get([...store.streams.values()].find((s) => s.name === compose.stream)?.stream_id ?? -1)?.values() ?? [])].map((t) => (
-                <option value={t.name} />
-              ))}
+              {field === 'compose-topic' &&
+                [...(store.topics.get([...store.streams.values()].find((s) => s.name === compose.stream)?.stream_id ?? -1)?.values() ?? [])].map((t) => (
+                  <option value={t.name} />
+                ))}
             </datalist>
           </>
         ) : (
           <>
-            <input id="compose-to" aria-label="To (names or email addresses, separated by commas)" list="compose-people" placeholder="To: names or email addresses" value={compose.to} onInput={(e) => ((compose.to = (e.target as HTMLInputElement).value), changed())} />
+            <input id="compose-to" aria-label="To (names or email addresses, separated by commas)" list="compose-people" placeholder="To: names or email addresses" value={compose.to} {...focusField} onInput={(e) => ((compose.to = (e.target as HTMLInputElement).value), changed())} />
             <datalist id="compose-people">
-              {[...store.users.values()]
-                .filter((u) => u.is_active !== false && !u.is_bot)
-                .map((u) => (
-                  <option value={u.email}>{u.full_name}</option>
-                ))}
+              {field === 'compose-to' &&
+                [...store.users.values()]
+                  .filter((u) => u.is_active !== false && !u.is_bot)
+                  .map((u) => (
+                    <option value={u.email}>{u.full_name}</option>
+                  ))}
             </datalist>
           </>
         )}

@@ -79,7 +79,7 @@ export function Feed({ store, list }: { store: Store; list: MessageList }) {
     const newDay = !prev || formatDay(prev.timestamp) !== formatDay(m.timestamp);
     if (newConv || newDay) rows.push(<RecipientBar key={`bar-${m.id}`} store={store} msg={m} day={formatDay(m.timestamp)} />);
     const continued = !newConv && !newDay && prev!.sender_id === m.sender_id && m.timestamp - prev!.timestamp < 300;
-    rows.push(<MessageView key={m.id} store={store} list={list} msg={m} continued={continued} selected={m.id === (selected ?? messages[messages.length - 1]?.id)} onSelect={() => setSelected(m.id)} />);
+    rows.push(<MessageView key={m.id} store={store} list={list} msg={m} continued={continued} selected={m.id === (selected ?? messages[messages.length - 1]?.id)} onSelect={setSelected} display={store.displayVersion} />);
     prev = m;
   }
 

@@ -7,13 +7,31 @@ import type { Message, Reaction } from '../types.js';
 import { quoteAndReply, replyTo } from './Compose.js';
 import { EmojiPicker } from './EmojiPicker.js';
 import { Widget, widgetOf } from './Widgets.js';
-import { emojiChar, formatTime, hashOf } from './util.js';
+import { emojiChar, formatFull, formatTime, hashOf, memo } from './util.js';
 
 /**
  * One message: sender, avatar, time, the server's rendered HTML inserted as it is (the page's
  * CSP forbids inline script, so the HTML cannot run any), reactions, and its actions.
  */
-export function MessageView(props: { store: Store; list: MessageList; msg: Message; continued: boolean; selected: boolean; onSelect: () => void }) {
+interface Props {
+  store: Store;
+  list: MessageList;
+  msg: Message;
+  continued: boolean;
+  selected: boolean;
+  onSelect: (id: number) => void;
+  /** The store's display version: what else a message shows (names, settings, rules) changed. */
+  display: number;
+}
+
+/**
+ * Drawn again only when the message itself is a new object (the list never changes one in
+ * place), its place in the feed changed, or something else it shows did (`display`): an event
+ * that adds one message redraws one message, not the hundred around it.
+ */
+export const MessageView = memo(MessageViewInner, (a: Props, b: Props) => a.msg === b.msg && a.continued === b.continued && a.selected === b.selected && a.display === b.display && a.list === b.list);
+
+function MessageViewInner(props: Props) {
   const { store, msg } = props;
   const [picker, setPicker] = useState(false);
   const [menu, setMenu] = useState(false);
@@ -41,14 +59,14 @@ export function MessageView(props: { store: Store; list: MessageList; msg: Messa
   };
 
   return (
-    <article class={`message${props.continued ? ' continued' : ''}${unread ? ' unread' : ''}${props.selected ? ' selected' : ''}`} data-message-id={msg.id} tabIndex={props.selected ? 0 : -1} aria-labelledby={nameId} onFocus={props.onSelect} onClick={props.onSelect} onKeyDown={onKey}>
+    <article class={`message${props.continued ? ' continued' : ''}${unread ? ' unread' : ''}${props.selected ? ' selected' : ''}`} data-message-id={msg.id} tabIndex={props.selected ? 0 : -1} aria-labelledby={nameId} onFocus={() => props.onSelect(msg.id)} onClick={() => props.onSelect(msg.id)} onKeyDown={onKey}>
       {!props.continued && <Avatar url={msg.avatar_url} name={msg.sender_full_name} />}
       <div class="body">
         <div class={props.continued ? 'head visually-hidden' : 'head'}>
           <span class="sender" id={nameId}>
             {msg.sender_full_name}
           </span>
-          <a class="time" href={link} title={new Date(msg.timestamp * 1000).toLocaleString()}>
+          <a class="time" href={link} onMouseEnter={fullTime(msg.timestamp)} onFocus={fullTime(msg.timestamp)}>
             {formatTime(msg.timestamp, !!store.settings.twenty_four_hour_time)}
           </a>
           {msg.last_edit_timestamp && <span class="edited">(edited)</span>}
@@ -158,6 +176,12 @@ function Avatar({ url, name }: { url: string | null; name: string }) {
     );
   return <img class="avatar" src={url!} alt="" width={36} height={36} loading="lazy" onError={() => setFailed(true)} />;
 }
+
+/** The full date as the time's tooltip, written when first pointed at (formatting it for every message was a tenth of a first screen's script). */
+const fullTime = (seconds: number) => (e: Event) => {
+  const el = e.currentTarget as HTMLElement;
+  if (!el.title) el.title = formatFull(seconds);
+};
 
 function msgNarrow(store: Store, msg: Message): Narrow {
   if (msg.type === 'stream') return Narrow.topic(msg.stream_id!, msg.subject);

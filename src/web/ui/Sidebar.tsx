@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { Narrow } from '../store/narrow.js';
 import type { Store } from '../store/store.js';
 import type { Route } from './route.js';
-import { dmTitle, hashOf, presenceOf } from './util.js';
+import { compareNames, dmTitle, hashOf, presenceOf } from './util.js';
 
 /**
  * The left sidebar: the views, the subscribed channels with their unread counts (muted ones
@@ -41,7 +41,7 @@ export function Sidebar({ store, route }: { store: Store; route: Route }) {
   const narrow = route.kind === 'narrow' ? route.narrow : null;
   const hash = location.hash || '#feed';
   const openStream = narrow?.streamId;
-  const subs = [...store.subs.values()].filter((s) => !s.is_archived).sort((a, b) => Number(!!b.pin_to_top) - Number(!!a.pin_to_top) || a.name.localeCompare(b.name));
+  const subs = [...store.subs.values()].filter((s) => !s.is_archived).sort((a, b) => Number(!!b.pin_to_top) - Number(!!a.pin_to_top) || compareNames(a.name, b.name));
   const dms = new Map<string, number[]>();
   for (const c of store.conversations.values()) if (c.dmIds) dms.set(c.key, c.dmIds);
   for (const key of store.unreads.dmConversations().keys()) if (!dms.has(key)) dms.set(key, key.slice(2) ? key.slice(2).split(',').map(Number) : []);
