@@ -87,6 +87,8 @@ export interface Reply {
   file?: { path: string; contentType: string };
   /** Sent instead of `body`: bytes read from the store (a custom emoji's image). */
   bytes?: Uint8Array;
+  /** Sent instead of `body`: the web app's page, which the front end holds (a live session's `/`). */
+  webApp?: boolean;
   /** Set-Cookie lines (a login or a logout: api/sessions/cookies.ts). */
   cookies?: string[];
   /** Who the request was from, once authenticated: for the access log (front/request-log.ts). */
