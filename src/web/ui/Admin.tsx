@@ -236,15 +236,13 @@ function Channels({ store }: { store: Store }) {
                   <button type="button" onClick={() => void (subscribed ? call('DELETE', '/users/me/subscriptions', { subscriptions: [s.name] }) : call('POST', '/users/me/subscriptions', { subscriptions: [{ name: s.name }] })).catch((err) => alert(err.message))}>
                     {subscribed ? 'Leave' : 'Join'}
                   </button>
-                  {store.isAdmin && (
+                  {' '}
+                  <a href={`#channels/${s.stream_id}`} aria-label={`Settings of #${s.name}`}>
+                    Settings
+                  </a>
+                  {store.canAdminister(s.stream_id) && (
                     <>
                       {' '}
-                      <button type="button" onClick={() => { const d = prompt(`Description of #${s.name}`, s.description); if (d !== null) void call('PATCH', `/streams/${s.stream_id}`, { description: d }).catch((err) => alert(err.message)); }}>
-                        Describe
-                      </button>{' '}
-                      <button type="button" onClick={() => void call('PATCH', `/streams/${s.stream_id}`, { is_private: !s.invite_only }).catch((err) => alert(err.message))}>
-                        {s.invite_only ? 'Make public' : 'Make private'}
-                      </button>{' '}
                       <button type="button" class="danger" onClick={() => confirm(`Archive #${s.name}?`) && void call('DELETE', `/streams/${s.stream_id}`).catch((err) => alert(err.message))}>
                         Archive
                       </button>

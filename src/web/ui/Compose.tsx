@@ -2,83 +2,18 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, call } from '../api.js';
 import { conversationKey, Narrow } from '../store/narrow.js';
 import type { Store } from '../store/store.js';
-import type { Message } from '../types.js';
 import { useTypeahead } from './Autocomplete.js';
+import { enterAction, MOD_KEY, SendKeys } from './SendKeys.js';
+import { changed, compose, listeners, saveDraft, target } from './compose-state.js';
 import { startUpload, type Upload } from './uploads.js';
-import { dmTitle, hashOf } from './util.js';
+import { dmTitle } from './util.js';
 
 /**
- * The compose box. What is being written lives here, outside the store: a re-register (a new
- * store) or a change of view keeps it. Drafts are saved on the server while typing; typing
- * notices go out as the reference's web app sends them (start, renewed every 10 s; stop).
+ * The compose box (compose-state.ts holds what it writes). Drafts are saved on the server while
+ * typing; typing notices go out as the reference's web app sends them (start, renewed every
+ * 10 s; stop). Which key sends is the person's enter_sends setting, shown by the Send button
+ * and switched in one click from the send options beside it.
  */
-export const compose = { type: 'stream' as 'stream' | 'private', stream: '', topic: '', to: '', content: '', draftId: null as number | null, focus: 0 };
-const listeners = new Set<() => void>();
-const changed = () => listeners.forEach((fn) => fn());
-
-/** The compose box aimed at a view's conversation; `focus` puts the cursor in it. */
-export function openCompose(store: Store, narrow: Narrow, focus: boolean, kind?: 'stream' | 'private'): void {
-  const sid = narrow.streamId;
-  if (kind === 'private' || (kind === undefined && narrow.dmIds)) {
-    compose.type = 'private';
-    compose.to = (narrow.dmIds ?? []).map((id) => store.users.get(id)?.email ?? '').filter(Boolean).join(', ');
-  } else if (sid !== undefined || kind === 'stream') {
-    compose.type = 'stream';
-    if (sid !== undefined) compose.stream = store.streamName(sid);
-    compose.topic = narrow.topic ?? (sid !== undefined ? '' : compose.topic);
-  }
-  if (!compose.content) restoreDraft(store, narrow);
-  if (focus) compose.focus++;
-  changed();
-}
-
-/** A draft the server keeps for this conversation (from this or another device) fills an empty box. */
-function restoreDraft(store: Store, narrow: Narrow): void {
-  const sid = narrow.streamId;
-  const ids = narrow.dmIds ? [...narrow.dmIds].sort((a, b) => a - b).join(',') : null;
-  const draft = store.drafts.find((d) =>
-    sid !== undefined && narrow.topic !== undefined
-      ? d.type === 'stream' && d.to[0] === sid && d.topic.toLowerCase() === narrow.topic.toLowerCase()
-      : ids !== null && d.type === 'private' && [...d.to].sort((a, b) => a - b).join(',') === ids,
-  );
-  if (!draft) return;
-  compose.content = draft.content;
-  compose.draftId = draft.id ?? null;
-}
-
-export function replyTo(store: Store, msg: Message): void {
-  const others = Array.isArray(msg.display_recipient) ? msg.display_recipient.map((r) => r.id).filter((id) => id !== store.selfId) : [];
-  openCompose(store, msg.type === 'stream' ? Narrow.topic(msg.stream_id!, msg.subject) : Narrow.dm(others), true);
-}
-
-export async function quoteAndReply(store: Store, msg: Message): Promise<void> {
-  replyTo(store, msg);
-  const raw = (await call('GET', `/messages/${msg.id}`, { apply_markdown: false })).message.content as string;
-  const link = `${location.origin}/${hashOf(store, (msg.type === 'stream' ? Narrow.topic(msg.stream_id!, msg.subject) : Narrow.dm([])).withNear(msg.id))}`;
-  const quote = `@_**${msg.sender_full_name}|${msg.sender_id}** [said](${link}):\n\`\`\`quote\n${raw}\n\`\`\`\n`;
-  compose.content = compose.content ? `${compose.content}\n${quote}` : quote;
-  compose.focus++;
-  changed();
-}
-
-/** The API's recipient of what is being written, or an error to show. */
-function target(store: Store): { params: Record<string, unknown>; typing: Record<string, unknown> } | string {
-  if (compose.type === 'stream') {
-    const s = [...store.streams.values()].find((x) => x.name.toLowerCase() === compose.stream.trim().toLowerCase());
-    if (!s) return compose.stream.trim() ? `There is no channel named ${compose.stream.trim()}.` : 'Choose a channel.';
-    return { params: { type: 'stream', to: s.stream_id, topic: compose.topic.trim() }, typing: { type: 'stream', stream_id: s.stream_id, topic: compose.topic.trim() } };
-  }
-  const names = compose.to.split(',').map((s) => s.trim()).filter(Boolean);
-  const ids: number[] = [];
-  for (const n of names) {
-    const u = [...store.users.values()].find((x) => x.email.toLowerCase() === n.toLowerCase() || x.full_name.toLowerCase() === n.toLowerCase());
-    if (!u) return `Unknown recipient: ${n}`;
-    ids.push(u.user_id);
-  }
-  if (ids.length === 0) return 'Choose who to write to.';
-  return { params: { type: 'direct', to: ids }, typing: { type: 'direct', to: ids } };
-}
-
 export function Compose({ store, narrow }: { store: Store; narrow: Narrow }) {
   const [, tick] = useState(0);
   const [caret, setCaret] = useState(0);
@@ -165,11 +100,16 @@ export function Compose({ store, narrow }: { store: Store; narrow: Narrow }) {
       box.current?.blur();
       return;
     }
-    if (e.key !== 'Enter') return;
-    const enterSends = !!store.settings.enter_sends;
-    if ((enterSends && !e.shiftKey && !e.ctrlKey && !e.metaKey) || (!enterSends && (e.ctrlKey || e.metaKey))) {
+    if (e.key !== 'Enter' || e.isComposing) return;
+    const action = enterAction(!!store.settings.enter_sends, e);
+    if (action === 'send') {
       e.preventDefault();
       void send();
+    } else if (action === 'newline') {
+      e.preventDefault();
+      const el = e.target as HTMLTextAreaElement;
+      const at = el.selectionStart;
+      setContent(`${el.value.slice(0, at)}\n${el.value.slice(el.selectionEnd)}`, at + 1);
     }
   };
 
@@ -248,7 +188,8 @@ export function Compose({ store, narrow }: { store: Store; narrow: Narrow }) {
           ref={box}
           id="compose-box"
           aria-label={compose.type === 'stream' ? `Message #${compose.stream || 'channel'}${compose.topic ? ` > ${compose.topic}` : ''}` : `Message ${compose.to || 'someone'}`}
-          placeholder={store.settings.enter_sends ? 'Message (Enter to send, Shift+Enter for a new line)' : 'Message (Ctrl+Enter to send)'}
+          placeholder={store.settings.enter_sends ? 'Message (Enter to send, Shift+Enter for a new line)' : `Message (${MOD_KEY}+Enter to send, Enter for a new line)`}
+          aria-describedby="send-hint"
           rows={3}
           maxLength={maxLength}
           value={compose.content}
@@ -295,16 +236,13 @@ export function Compose({ store, narrow }: { store: Store; narrow: Narrow }) {
         <button type="button" onClick={() => call('POST', '/messages/render', { content: compose.content }).then((r) => setPreview(r.rendered), (err) => setError(err.message))}>
           Preview
         </button>
-        <label class="enter-sends">
-          <input type="checkbox" checked={!!store.settings.enter_sends} onChange={(e) => void call('PATCH', '/settings', { enter_sends: (e.target as HTMLInputElement).checked })} />
-          Enter sends
-        </label>
         <button type="button" aria-expanded={scheduling} onClick={() => setScheduling(!scheduling)}>
           Schedule
         </button>
-        <button type="button" class="send" id="compose-send" onClick={() => void send()}>
+        <button type="button" class="send" id="compose-send" aria-keyshortcuts={store.settings.enter_sends ? 'Enter' : 'Control+Enter'} onClick={() => void send()}>
           Send
         </button>
+        <SendKeys store={store} onSchedule={() => setScheduling(true)} />
       </div>
       {scheduling && <ScheduleForm onSchedule={(at) => void send(at)} />}
       {compose.type === 'private' && compose.to && <p class="visually-hidden">Writing to {dmTitle(store, narrow.dmIds ?? [])}</p>}
@@ -331,15 +269,3 @@ function ScheduleForm({ onSchedule }: { onSchedule: (at: number) => void }) {
   );
 }
 
-/** The text being written, kept as a draft on the server (POST /drafts, then PATCH). */
-async function saveDraft(store: Store): Promise<void> {
-  const t = target(store);
-  if (!compose.content.trim() || typeof t === 'string') return;
-  const draft = { type: compose.type, to: t.params.type === 'stream' ? [t.params.to] : t.params.to, topic: compose.type === 'stream' ? compose.topic : '', content: compose.content, timestamp: Math.floor(Date.now() / 1000) };
-  try {
-    if (compose.draftId === null) compose.draftId = (await call('POST', '/drafts', { drafts: [draft] })).ids[0];
-    else await call('PATCH', `/drafts/${compose.draftId}`, { draft });
-  } catch {
-    compose.draftId = null;
-  }
-}

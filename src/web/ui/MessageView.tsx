@@ -4,8 +4,11 @@ import type { MessageList } from '../store/message-list.js';
 import { Narrow } from '../store/narrow.js';
 import type { Store } from '../store/store.js';
 import type { Message, Reaction } from '../types.js';
-import { quoteAndReply, replyTo } from './Compose.js';
+import { quoteAndReply, replyTo } from './compose-state.js';
+import { Avatar } from './Avatar.js';
+import { canShowHistory, EditHistory, ReadReceipts } from './Dialogs.js';
 import { EmojiPicker } from './EmojiPicker.js';
+import { StatusEmoji } from './Status.js';
 import { Widget, widgetOf } from './Widgets.js';
 import { emojiChar, formatFull, formatTime, hashOf, memo } from './util.js';
 
@@ -38,6 +41,10 @@ function MessageViewInner(props: Props) {
   const [editing, setEditing] = useState<null | 'content' | 'move'>(null);
   const [error, setError] = useState<string | null>(null);
   const [revealed, setRevealed] = useState(false);
+  const [dialog, setDialog] = useState<null | 'history' | 'receipts'>(null);
+  const history = canShowHistory(store, msg);
+  // Edited, or only moved (a move sets last_edit_timestamp too, to the same time).
+  const mark = msg.last_edit_timestamp !== undefined && msg.last_edit_timestamp !== msg.last_moved_timestamp ? 'edited' : msg.last_moved_timestamp !== undefined ? 'moved' : null;
   const mine = msg.sender_id === store.selfId;
   const hidden = store.mutedUsers.has(msg.sender_id) && !revealed;
   // The organization's editing rules, as /register states them; the server checks them again.
@@ -66,10 +73,18 @@ function MessageViewInner(props: Props) {
           <span class="sender" id={nameId}>
             {msg.sender_full_name}
           </span>
+          <StatusEmoji store={store} userId={msg.sender_id} />
           <a class="time" href={link} onMouseEnter={fullTime(msg.timestamp)} onFocus={fullTime(msg.timestamp)}>
             {formatTime(msg.timestamp, !!store.settings.twenty_four_hour_time)}
           </a>
-          {msg.last_edit_timestamp && <span class="edited">(edited)</span>}
+          {mark &&
+            (history ? (
+              <button type="button" class="edited link" aria-label={`${mark === 'edited' ? 'Edited' : 'Moved'}: view the edit history`} onClick={() => setDialog('history')}>
+                ({mark})
+              </button>
+            ) : (
+              <span class="edited">({mark})</span>
+            ))}
           {starred && (
             <span class="star-mark" role="img" aria-label="Starred">
               ★
@@ -127,6 +142,20 @@ function MessageViewInner(props: Props) {
                 Mark as unread from here
               </button>
             </li>
+            {history && (
+              <li role="none">
+                <button role="menuitem" type="button" onClick={() => setDialog('history')}>
+                  View edit history
+                </button>
+              </li>
+            )}
+            {store.realm.enable_read_receipts && (
+              <li role="none">
+                <button role="menuitem" type="button" onClick={() => setDialog('receipts')}>
+                  View read receipts
+                </button>
+              </li>
+            )}
             {msg.type === 'stream' && (
               <li role="none">
                 <button role="menuitem" type="button" onClick={() => setEditing('move')}>
@@ -151,6 +180,8 @@ function MessageViewInner(props: Props) {
           </ul>
         )}
       </div>
+      {dialog === 'history' && <EditHistory store={store} msg={msg} onClose={() => setDialog(null)} />}
+      {dialog === 'receipts' && <ReadReceipts store={store} msg={msg} onClose={() => setDialog(null)} />}
       {picker && (
         <EmojiPicker
           store={store}
@@ -163,18 +194,6 @@ function MessageViewInner(props: Props) {
       )}
     </article>
   );
-}
-
-/** The sender's picture, or their initial when it cannot be loaded (a gravatar offline). */
-function Avatar({ url, name }: { url: string | null; name: string }) {
-  const [failed, setFailed] = useState(!url);
-  if (failed)
-    return (
-      <span class="avatar initial" aria-hidden="true">
-        {name.slice(0, 1).toUpperCase()}
-      </span>
-    );
-  return <img class="avatar" src={url!} alt="" width={36} height={36} loading="lazy" onError={() => setFailed(true)} />;
 }
 
 /** The full date as the time's tooltip, written when first pointed at (formatting it for every message was a tenth of a first screen's script). */

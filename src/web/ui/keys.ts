@@ -1,6 +1,6 @@
 import { Narrow } from '../store/narrow.js';
 import type { Store } from '../store/store.js';
-import { openCompose } from './Compose.js';
+import { openCompose } from './compose-state.js';
 import { compareNames, hashOf } from './util.js';
 
 /**
@@ -13,6 +13,8 @@ export function installShortcuts(ctx: { store: Store; search: () => void }): () 
   const onKey = (e: KeyboardEvent) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const target = e.target as HTMLElement;
+    // A dialog (edit history, an image) has its own keys; the browser closes it on Escape.
+    if (target.closest('dialog')) return;
     const typing = target.closest('input, textarea, select, [contenteditable=true]');
     if (e.key === 'Escape') {
       if (typing) (typing as HTMLElement).blur();
