@@ -57,6 +57,25 @@ function MessageViewInner(props: Props) {
   const link = `${location.origin}/${hashOf(store, msgNarrow(store, msg).withNear(msg.id))}`;
   const nameId = `sender-${msg.id}`;
 
+  // Edited or moved, and starred: beside the name, or on their own where a continued message hides its head.
+  const marks = (
+    <>
+      {mark &&
+        (history ? (
+          <button type="button" class="edited link" aria-label={`${mark === 'edited' ? 'Edited' : 'Moved'}: view the edit history`} onClick={() => setDialog('history')}>
+            ({mark})
+          </button>
+        ) : (
+          <span class="edited">({mark})</span>
+        ))}
+      {starred && (
+        <span class="star-mark" role="img" aria-label="Starred">
+          ★
+        </span>
+      )}
+    </>
+  );
+
   const onKey = (e: KeyboardEvent) => {
     if (e.target !== e.currentTarget) return;
     if (e.key === 'Enter' || e.key === 'r') {
@@ -68,6 +87,7 @@ function MessageViewInner(props: Props) {
   return (
     <article class={`message${props.continued ? ' continued' : ''}${unread ? ' unread' : ''}${props.selected ? ' selected' : ''}`} data-message-id={msg.id} tabIndex={props.selected ? 0 : -1} aria-labelledby={nameId} onFocus={() => props.onSelect(msg.id)} onClick={() => props.onSelect(msg.id)} onKeyDown={onKey}>
       {!props.continued && <Avatar url={msg.avatar_url} name={msg.sender_full_name} />}
+      {props.continued && (mark || starred) && <div class="marks">{marks}</div>}
       <div class="body">
         <div class={props.continued ? 'head visually-hidden' : 'head'}>
           <span class="sender" id={nameId}>
@@ -77,19 +97,7 @@ function MessageViewInner(props: Props) {
           <a class="time" href={link} onMouseEnter={fullTime(msg.timestamp)} onFocus={fullTime(msg.timestamp)}>
             {formatTime(msg.timestamp, !!store.settings.twenty_four_hour_time)}
           </a>
-          {mark &&
-            (history ? (
-              <button type="button" class="edited link" aria-label={`${mark === 'edited' ? 'Edited' : 'Moved'}: view the edit history`} onClick={() => setDialog('history')}>
-                ({mark})
-              </button>
-            ) : (
-              <span class="edited">({mark})</span>
-            ))}
-          {starred && (
-            <span class="star-mark" role="img" aria-label="Starred">
-              ★
-            </span>
-          )}
+          {!props.continued && marks}
         </div>
         {hidden ? (
           <p class="muted-message">

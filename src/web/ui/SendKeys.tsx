@@ -41,7 +41,7 @@ export function SendKeys({ store, onSchedule }: { store: Store; onSchedule: () =
   const otherKey = enterSends ? `${MOD_KEY}+Enter` : 'Enter';
   return (
     <span class="send-keys">
-      <button type="button" class="send-hint" id="send-hint" aria-label={`${enterSends ? 'Enter' : `${MOD_KEY}+Enter`} sends. Switch to ${otherKey} to send`} title={`Switch to ${otherKey} to send`} onClick={() => void setEnterSends(!enterSends)}>
+      <button type="button" class="send-hint" id="send-hint" aria-label={`${enterSends ? 'Enter' : `${MOD_KEY}+Enter`} to send: switch to ${otherKey}`} title={`Switch to ${otherKey} to send`} onClick={() => void setEnterSends(!enterSends)}>
         <Keys enter={enterSends} /> to send
       </button>
       <button type="button" class="send-options" aria-label="Send options" aria-expanded={open} aria-controls="send-menu" onClick={() => setOpen(!open)}>
