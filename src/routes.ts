@@ -228,7 +228,9 @@ export const pageRoutes: readonly Route[] = [
   r('GET', '/user_avatars/{realm_id_str}/realm/{file_name}', 'realmImages.file'),
   // A BigBlueButton call's join link (api/calls/): this server has no BigBlueButton to join.
   r('GET', '/calls/bigbluebutton/join', 'calls.bigBlueButtonJoin'),
-  // The web app's login, logout and sign-up pages (api/sessions/), at the reference's paths.
+  // The web app (front/web-assets.ts sends it once the session is checked), and its login,
+  // logout and sign-up pages (api/sessions/), at the reference's paths.
+  r('GET', '/', 'sessions.app'),
   r('GET', '/login/', 'sessions.loginPage'),
   { ...r('POST', '/login/', 'sessions.login'), login: true },
   r('GET', '/accounts/logout/', 'sessions.logoutPage'),

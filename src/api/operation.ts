@@ -94,6 +94,8 @@ export interface Reply {
   bytes?: Uint8Array;
   /** A GET /events answer's desk for its queue (events/desk.ts), for the front end, not the client. */
   desk?: Grant;
+  /** Sent instead of `body`: the web app's page, which the front end holds (a live session's `/`). */
+  webApp?: boolean;
   /** Set-Cookie lines (a login or a logout: api/sessions/cookies.ts). */
   cookies?: string[];
   /**

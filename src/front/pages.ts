@@ -12,6 +12,7 @@ import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
 import { browserRequest } from './session.js';
+import { serveApp } from './web-assets.js';
 
 /**
  * Pages for people outside /api/v1 (src/routes.ts `pageRoutes`: the invitation sign-up page,
@@ -52,6 +53,8 @@ export function apiErrorPage(err: ApiError): Reply {
 
 function sendPage(ctx: Context, reply: Reply): void {
   if (reply.cookies) ctx.set('set-cookie', reply.cookies);
+  // A live session's `/`: the web app's page, from memory.
+  if (reply.webApp) return serveApp(ctx);
   // A redirect (a login, a logout): its Location and nothing else.
   if (reply.status >= 300 && reply.status < 400) {
     ctx.status = reply.status;
@@ -100,7 +103,7 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
   for (const route of pageRoutes) {
     const path = route.path.replace(/\{(\w+)\}/g, ':$1');
     // The path with and without its trailing slash: links get shortened when pasted around.
-    const paths = path.endsWith('/') ? [path, path.slice(0, -1)] : [path];
+    const paths = path.endsWith('/') && path !== '/' ? [path, path.slice(0, -1)] : [path];
     router.register(paths, [route.method], [
       parseParams,
       async (ctx: Context) => {

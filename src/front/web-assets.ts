@@ -2,7 +2,6 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context, Next } from 'koa';
-import { sessionCookie } from './session.js';
 
 /**
  * The web app's files, as `npm run build` left them in dist/web (src/build/web.ts): index.html,
@@ -10,10 +9,9 @@ import { sessionCookie } from './session.js';
  * memory on the first request (about 100 KB compressed, so no disk read or compression per
  * request), served with the compressed form the browser accepts.
  *
- * `/` is the app for a browser with a session cookie, and the login page for one without. The
- * cookie is only looked at, not checked: a dead one loads the app, whose first call is answered
- * 401, and the app goes to the login page. The check costs one shard round trip, and it is the
- * app's POST /json/register that checks it anyway.
+ * `/` is a page route (sessions.app): the realm's shard checks the session, and this module
+ * sends the app's page (serveApp) only for a live one; anyone else goes to the login page
+ * without loading the app.
  */
 export const WEB_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');
 export const ASSET_PREFIX = '/static/web/';
@@ -43,15 +41,17 @@ const TYPES: Record<string, string> = {
 /**
  * No script but the app's own files; message HTML is inserted as the server rendered it, so a
  * renderer bug cannot become script execution. Style attributes are allowed (KaTeX sizes its
- * boxes with them), style elements only from our files. Images may come from anywhere, as
- * message previews and gravatars do. No framing (clickjacking), no plugins, no <base>.
+ * boxes with them), style elements only from our files. Images come from this server only: the
+ * app asks for client_gravatar and draws an initial for anyone without an uploaded avatar, and
+ * a preview of an image elsewhere (which /thumbnail redirects to) is not loaded, so opening the
+ * app tells no other host who is reading what. No framing (clickjacking), no plugins, no <base>.
  */
 export const CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src-elem 'self'",
   "style-src-attr 'unsafe-inline'",
-  "img-src 'self' data: blob: https:",
+  "img-src 'self' data: blob:",
   "media-src 'self' blob:",
   "font-src 'self'",
   "connect-src 'self'",
@@ -112,25 +112,24 @@ function serve(ctx: Context, asset: Asset, headers: Record<string, string> = {})
 
 const NOT_BUILT = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Stoa</title></head><body><h1>The web app is not built</h1><p>Run <code>npm run build</code> and restart the server.</p></body></html>\n`;
 
+/** The app's page, for a request whose session the shard found alive (front/pages.ts). */
+export function serveApp(ctx: Context): void {
+  assets ??= load();
+  const index = assets.get(`${ASSET_PREFIX}index.html`);
+  if (!index) {
+    ctx.status = 503;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = NOT_BUILT;
+    return;
+  }
+  serve(ctx, index, PAGE_HEADERS);
+}
+
 export async function webAssets(ctx: Context, next: Next): Promise<void> {
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
   const path = ctx.path;
-  if (path !== '/' && path !== '/favicon.ico' && !path.startsWith(ASSET_PREFIX)) return next();
+  if (path !== '/favicon.ico' && !path.startsWith(ASSET_PREFIX)) return next();
   assets ??= load();
-  if (path === '/') {
-    if (!sessionCookie(ctx.headers)) {
-      ctx.set('Cache-Control', 'no-store');
-      return ctx.redirect('/login/');
-    }
-    const index = assets.get(`${ASSET_PREFIX}index.html`);
-    if (!index) {
-      ctx.status = 503;
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = NOT_BUILT;
-      return;
-    }
-    return serve(ctx, index, PAGE_HEADERS);
-  }
   const asset = path === '/favicon.ico' ? assets.get(`${ASSET_PREFIX}favicon.png`) : assets.get(path);
   if (!asset || path.endsWith('index.html')) return next();
   serve(ctx, asset, path === '/favicon.ico' ? { 'cache-control': 'public, max-age=86400' } : {});

@@ -67,3 +67,23 @@ export function deleteUserSessions(view: StoreView, batch: WriteBatch, realmId: 
   }
   return n;
 }
+
+/**
+ * Deletes the expired sessions of a realm, at most `limit` of them: the sweep's work
+ * (api/sessions/sweep.ts). Returns how many it deleted, and whether live ones remain (or more
+ * expired ones than the limit), so that the sweep knows to come back.
+ */
+export function deleteExpiredSessions(view: StoreView, batch: WriteBatch, realmId: number, nowSeconds: number, limit: number): { deleted: number; more: boolean } {
+  let deleted = 0;
+  let more = false;
+  for (const { key, value } of view.store.sessions.getRange({ start: [realmId], end: [realmId + 1] })) {
+    if ((value as SessionRecord).expires > nowSeconds) {
+      more = true;
+      continue;
+    }
+    if (deleted === limit) return { deleted, more: true };
+    batch.del(view.store.sessions, key as Key);
+    deleted++;
+  }
+  return { deleted, more };
+}

@@ -18,9 +18,19 @@ export class ApiError extends Error {
 /** A request that never reached the server (offline, the server restarting). */
 export class NetworkError extends Error {}
 
-export function csrfToken(): string {
-  const m = /(?:^|;\s*)(?:__Host-)?csrftoken=([^;]+)/.exec(document.cookie);
-  return m ? decodeURIComponent(m[1]) : '';
+let token: string | null = null;
+
+/**
+ * The session's CSRF token, read from its cookie once: document.cookie is a round trip to the
+ * browser's cookie store on every read. A write refused for its token (a login in another tab
+ * started a new session) reads it again and is tried once more.
+ */
+export function csrfToken(fresh = false): string {
+  if (token === null || fresh) {
+    const m = /(?:^|;\s*)(?:__Host-)?csrftoken=([^;]+)/.exec(document.cookie);
+    token = m ? decodeURIComponent(m[1]) : '';
+  }
+  return token;
 }
 
 type Params = Record<string, unknown>;
@@ -55,7 +65,9 @@ export async function call<T = any>(method: string, path: string, params: Params
     if ((err as Error).name === 'AbortError') throw err;
     throw new NetworkError(String(err));
   }
-  return answer<T>(res.status, await res.text());
+  const text = await res.text();
+  if (write && res.status === 403 && headers['x-csrftoken'] !== csrfToken(true) && /"CSRF_FAILED"/.test(text)) return call<T>(method, path, params, opts);
+  return answer<T>(res.status, text);
 }
 
 function answer<T>(status: number, text: string): T {

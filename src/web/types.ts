@@ -37,6 +37,7 @@ export interface Message {
   flags: string[];
   reactions: Reaction[];
   last_edit_timestamp?: number;
+  last_moved_timestamp?: number;
   match_content?: string;
   match_subject?: string;
   submessages?: Submessage[];
@@ -65,6 +66,12 @@ export interface Subscription {
   invite_only: boolean;
   pin_to_top?: boolean;
   is_archived?: boolean;
+  /** null: the person's default for channels (client capability notification_settings_null). */
+  desktop_notifications?: boolean | null;
+  audible_notifications?: boolean | null;
+  push_notifications?: boolean | null;
+  email_notifications?: boolean | null;
+  wildcard_mentions_notify?: boolean | null;
 }
 
 export interface Stream {

@@ -27,6 +27,9 @@ t.test('accessibility of the web app', { skip: browserMissing }, async (t) => {
   for (const content of ['Hello **team**', 'A list:\n* one\n* two', '```js\nconst x = 1;\n```', '@**Alice** have a look', 'Math: $$e^{i\\pi}+1=0$$']) {
     await ts.request('POST', '/messages', { params: { type: 'stream', to: 'general', topic: 'welcome', content } });
   }
+  const design = (await ts.request('GET', '/get_stream_id', { params: { stream: 'design' } })).body.stream_id;
+  const edited = (await ts.request('POST', '/messages', { params: { type: 'stream', to: 'general', topic: 'welcome', content: 'A first version' } })).body.id;
+  await ts.request('PATCH', `/messages/${edited}`, { params: { content: 'A second version' } });
   const browser = await launch(t);
 
   t.test('no serious violations on the main screens', async (t) => {
@@ -47,12 +50,24 @@ t.test('accessibility of the web app', { skip: browserMissing }, async (t) => {
       ['settings', '#settings/profile', '#settings-title'],
       ['channel settings', '#settings/channels', '.channel-list'],
       ['invitations', '#settings/invitations', '#invite-expires'],
+      ['drafts', '#drafts', '#drafts-title'],
+      ['user groups', '#settings/groups', 'form[aria-label="Create a group"]'],
+      ['a channel’s settings', `#channels/${design}`, '#channel-personal'],
     ];
     for (const [name, hash, ready] of screens) {
       await page.goto(`${base}/${hash}`);
       await page.waitForSelector(ready);
       t.same(await axe(page), [], name);
     }
+    // A dialog over the feed (an edited message's history), and the send options open.
+    await page.goto(`${base}/#narrow/channel/1-general/topic/welcome`);
+    await page.click(`article[data-message-id="${edited}"] button.edited`);
+    await page.waitForSelector('dialog.edit-history .history-entry');
+    t.same(await axe(page), [], 'the edit history dialog');
+    await page.keyboard.press('Escape');
+    await page.click('button[aria-label="Send options"]');
+    await page.waitForSelector('#send-menu');
+    t.same(await axe(page), [], 'the send options');
     await page.evaluate(() => (document.documentElement.dataset.theme = 'dark'));
     await page.goto(`${base}/#feed`);
     await page.waitForSelector('.message');
@@ -65,6 +80,8 @@ t.test('accessibility of the web app', { skip: browserMissing }, async (t) => {
   t.test('a flow done by keyboard alone', async (t) => {
     const { page } = await person(browser);
     await page.goto(`${base}/login/`);
+    // The page puts the cursor in the address field itself; keys typed before that would be lost.
+    await page.waitForFunction(() => document.activeElement?.id === 'username');
     await page.keyboard.type(alice.email);
     await page.keyboard.press('Tab');
     await page.keyboard.type(alice.password);

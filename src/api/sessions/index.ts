@@ -6,6 +6,7 @@ import { operation, type OpContext } from '../operation.js';
 import { passwordLogin } from '../server/fetch-api-key.js';
 import { checkCsrf, nowSeconds, sessionUser } from './auth.js';
 import { loginCookies, logoutCookies, SESSION_AGE_SECONDS } from './cookies.js';
+import { ensureSweep } from './sweep.js';
 import { csrfFailurePage, deactivatedPage, LOGIN_MESSAGES, loginPage, logoutPage, redirect, safeNext, signupPage, type LoginForm } from './pages.js';
 
 /**
@@ -69,12 +70,28 @@ const login = operation<{ username?: string; password?: string; next?: string }>
     const now = nowSeconds();
     const batch = shard.batch();
     putSession(shard, batch, realm.id, secret, { userId: user.id, csrf, created: now, expires: now + SESSION_AGE_SECONDS });
-    // Expired sessions go when their owner logs in again: no sweep over every user.
+    // This user's expired sessions go now; everyone's, with the realm's daily sweep (sweep.ts).
     deleteUserSessions(shard, batch, realm.id, user.id, { expiredBefore: now });
+    ensureSweep(shard, batch, realm.id);
     await batch.commit();
     // The new-login email (the reference's user_logged_in signal, api/notify/login.ts).
     await noticeLogin(shard, realm, user, { userAgent: ctx.userAgent, remoteAddr: ctx.remoteAddr });
     return { __reply: redirect(safeNext(p.next), loginCookies(secure(ctx), sessionCookieValue(user.id, secret), csrf)) };
+  },
+});
+
+/**
+ * `/`: the web app, for a browser whose session lives (the front end then sends the app's page,
+ * which it holds: front/web-assets.ts); the login page otherwise, without loading the app. A
+ * dead cookie is cleared on the way, so the browser stops sending it.
+ */
+const app = operation({
+  auth: 'none',
+  handler: (ctx) => {
+    if (ctx.realm.realm.deactivated) return { __reply: deactivatedPage() };
+    const found = sessionUser(ctx.shard, ctx.realm, ctx.browser);
+    if (!found) return { __reply: redirect('/login/', ctx.browser?.cookie ? logoutCookies(secure(ctx)) : undefined) };
+    return { __reply: { status: 200, body: '', webApp: true, userId: found.user.id } };
   },
 });
 
@@ -117,6 +134,7 @@ audited('sessions.login', { event: 'login', failures: true, fields: (p) => ({ us
 audited('sessions.logout', { event: 'logout' });
 
 export const operations = {
+  'sessions.app': app,
   'sessions.loginPage': loginForm,
   'sessions.login': login,
   'sessions.logoutPage': logoutForm,

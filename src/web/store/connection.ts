@@ -1,5 +1,6 @@
 import { ApiError, call, NetworkError } from '../api.js';
 import type { ServerEvent } from '../types.js';
+import type { MessageList } from './message-list.js';
 import { Store } from './store.js';
 
 /**
@@ -22,6 +23,43 @@ const CAPABILITIES = {
   user_list_incomplete: false,
 };
 
+/**
+ * The events the store applies (store.ts handleEvent): the queue gets only these, so an event
+ * nothing on screen reads never wakes the page. A type the app starts to read goes here too.
+ */
+export const EVENT_TYPES = [
+  'message', 'update_message', 'delete_message', 'reaction', 'submessage', 'update_message_flags',
+  'subscription', 'stream', 'typing', 'presence', 'realm_user', 'realm', 'user_settings', 'user_topic',
+  'muted_users', 'user_group', 'realm_emoji', 'drafts', 'scheduled_messages', 'user_status',
+];
+
+/**
+ * The sections of /register the store is built from (fetch_event_types), and nothing else: no
+ * bots, linkifiers, profile fields or the other sections only a settings page reads, which
+ * fetches them when it opens. (unread_msgs comes with `message` and `update_message_flags`
+ * together; realm_user_groups is the groups' section, kept by `user_group` events.)
+ */
+const FETCH_TYPES = [
+  'message', 'update_message_flags', 'subscription', 'stream', 'presence', 'realm_user', 'realm',
+  'user_settings', 'user_topic', 'muted_users', 'realm_user_groups', 'realm_emoji', 'drafts',
+  'scheduled_messages', 'user_status', 'recent_private_conversations',
+];
+
+/**
+ * What the app asks /register for. client_gravatar: a person without an uploaded avatar comes
+ * as null, drawn as an initial (the app loads nothing from another host, and the server skips
+ * hashing a thousand addresses); slim_presence: presence by user id; no subscriber lists.
+ */
+export const REGISTER_PARAMS = {
+  apply_markdown: true,
+  client_gravatar: true,
+  slim_presence: true,
+  include_subscribers: false,
+  event_types: EVENT_TYPES,
+  fetch_event_types: FETCH_TYPES,
+  client_capabilities: CAPABILITIES,
+};
+
 export class Connection {
   store: Store | null = null;
   state: ConnectionState = 'connecting';
@@ -40,8 +78,12 @@ export class Connection {
     }
   }
 
-  async start(): Promise<void> {
-    await this.register();
+  /**
+   * `first` is the opening view's message list, already fetching: its GET /messages runs beside
+   * /register instead of after it (the first screen waits for the slower of the two, not both).
+   */
+  async start(first: MessageList | null = null): Promise<void> {
+    await this.register(first);
     void this.loop();
   }
 
@@ -50,10 +92,10 @@ export class Connection {
     this.abort?.abort();
   }
 
-  private async register(): Promise<void> {
+  private async register(first: MessageList | null = null): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const snapshot = await call('POST', '/register', { apply_markdown: true, client_gravatar: false, slim_presence: true, include_subscribers: false, client_capabilities: CAPABILITIES });
+        const snapshot = await call('POST', '/register', REGISTER_PARAMS);
         const old = this.store;
         const store = new Store(snapshot);
         // The open view moves to the new store and fetches what it shows again.
@@ -61,6 +103,12 @@ export class Connection {
           store.list = old.list;
           old.list.changed = () => store.changed();
           void old.list.refetch().then((done) => done, () => undefined);
+        } else if (first) {
+          // The list fetched beside /register: its messages may predate the queue, so what was
+          // sent in between is fetched now (the snapshot's max_message_id says if anything was).
+          store.list = first;
+          first.adopt(store.selfId, () => store.changed());
+          void first.loaded.then(() => first.catchUp(snapshot.max_message_id ?? 0)).then(() => store.noteMessages(first.messages), () => undefined);
         }
         store.onMessage = old?.onMessage ?? null;
         this.store = store;

@@ -17,12 +17,34 @@ export class MessageList {
   error: string | null = null;
   private readonly byId = new Map<number, Message>();
 
+  /** The first screen's fetch (load()), settled. */
+  loaded: Promise<void> = Promise.resolve();
+
   constructor(
     readonly narrow: Narrow,
-    private readonly selfId: number,
+    private selfId: number,
     /** The store's notification; a re-register points it at the new store. */
     public changed: () => void,
   ) {}
+
+  /** A list fetched before its store existed (store/connection.ts) joins the store. */
+  adopt(selfId: number, changed: () => void): void {
+    this.selfId = selfId;
+    this.changed = changed;
+    this.changed();
+  }
+
+  /**
+   * Messages newer than the newest shown, up to `maxId`: those a fetch made beside /register
+   * may have missed, sent after it read and before the new queue existed.
+   */
+  async catchUp(maxId: number): Promise<void> {
+    const newest = this.messages[this.messages.length - 1]?.id ?? 0;
+    if (!this.foundNewest || this.error || newest >= maxId) return;
+    const res = await this.query(newest, 0, 100, false);
+    this.merge(res.messages.filter((m) => !this.byId.has(m.id)));
+    this.changed();
+  }
 
   private query(anchor: number | string, before: number, after: number, includeAnchor = true) {
     return call<{ messages: Message[]; found_oldest: boolean; found_newest: boolean; anchor: number }>('GET', '/messages', {
@@ -32,24 +54,57 @@ export class MessageList {
       include_anchor: includeAnchor,
       narrow: this.narrow.apiTerms(),
       apply_markdown: true,
-      client_gravatar: false,
+      client_gravatar: true,
     });
   }
 
+  /**
+   * Messages are never changed in place: a change makes a new object, so that a message's view
+   * can tell by identity whether it has anything new to draw (ui/MessageView.tsx is memoized).
+   */
   private merge(messages: Message[]): void {
+    let append = true;
     for (const m of messages) {
-      const had = this.byId.get(m.id);
-      if (had) Object.assign(had, m);
-      else {
-        this.byId.set(m.id, m);
-        this.messages.push(m);
+      if (this.byId.has(m.id)) {
+        this.replace(m);
+        continue;
       }
+      if (this.messages.length && m.id < this.messages[this.messages.length - 1].id) append = false;
+      this.byId.set(m.id, m);
+      this.messages.push(m);
     }
-    this.messages.sort((a, b) => a.id - b.id);
+    if (!append) this.messages.sort((a, b) => a.id - b.id);
+  }
+
+  /** Puts a new version of a message in place of the old one. */
+  private replace(m: Message): void {
+    this.byId.set(m.id, m);
+    let lo = 0;
+    let hi = this.messages.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const id = this.messages[mid].id;
+      if (id === m.id) {
+        this.messages[mid] = m;
+        return;
+      }
+      if (id < m.id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+  }
+
+  private patch(id: number, change: (m: Message) => Partial<Message>): void {
+    const m = this.byId.get(id);
+    if (m) this.replace({ ...m, ...change(m) });
   }
 
   /** The first screen: around the first unread (or the linked message). */
-  async load(): Promise<void> {
+  load(): Promise<void> {
+    this.loaded = this.fetchFirst();
+    return this.loaded;
+  }
+
+  private async fetchFirst(): Promise<void> {
     this.loading = true;
     this.changed();
     try {
@@ -134,43 +189,47 @@ export class MessageList {
     for (const id of ids) {
       const m = this.byId.get(id);
       if (!m) continue;
+      const next: Message = { ...m };
       if (id === ev.message_id && ev.rendered_content !== undefined) {
-        m.content = ev.rendered_content;
-        delete m.match_content;
+        next.content = ev.rendered_content;
+        delete next.match_content;
+        if (ev.edit_timestamp) next.last_edit_timestamp = ev.edit_timestamp;
       }
-      if (ev.edit_timestamp && ev.rendered_content !== undefined && id === ev.message_id) m.last_edit_timestamp = ev.edit_timestamp;
-      if (ev.new_stream_id !== undefined) m.stream_id = ev.new_stream_id;
+      if (ev.new_stream_id !== undefined) next.stream_id = ev.new_stream_id;
       if (ev.subject !== undefined) {
-        m.subject = ev.subject;
-        delete m.match_subject;
+        next.subject = ev.subject;
+        delete next.match_subject;
       }
-      if (ev.new_stream_id !== undefined && ev.new_stream_name !== undefined) m.display_recipient = ev.new_stream_name;
+      if (ev.new_stream_id !== undefined && ev.new_stream_name !== undefined) next.display_recipient = ev.new_stream_name;
+      // A move without a content change is in the history too (the reference's "moved" mark).
+      if (ev.edit_timestamp && (ev.new_stream_id !== undefined || ev.subject !== undefined)) next.last_moved_timestamp = ev.edit_timestamp;
+      this.replace(next);
     }
     if (ev.new_stream_id !== undefined || ev.subject !== undefined) this.remove(ids.filter((id) => this.byId.has(id) && this.narrow.contains(this.byId.get(id)!, this.selfId) === false));
   }
 
   flag(ids: number[] | 'all', flag: string, add: boolean): void {
-    const set = ids === 'all' ? this.messages : ids.map((id) => this.byId.get(id)).filter((m): m is Message => !!m);
-    for (const m of set) {
-      const has = m.flags.includes(flag);
-      if (add && !has) m.flags = [...m.flags, flag];
-      if (!add && has) m.flags = m.flags.filter((f) => f !== flag);
+    const set = ids === 'all' ? this.messages.map((m) => m.id) : ids.filter((id) => this.byId.has(id));
+    for (const id of set) {
+      const has = this.byId.get(id)!.flags.includes(flag);
+      if (add && !has) this.patch(id, (m) => ({ flags: [...m.flags, flag] }));
+      if (!add && has) this.patch(id, (m) => ({ flags: m.flags.filter((f) => f !== flag) }));
     }
-    if (flag === 'starred' && !add && this.narrow.term('is')?.operand === 'starred') this.remove(set.map((m) => m.id));
+    if (flag === 'starred' && !add && this.narrow.term('is')?.operand === 'starred') this.remove(set);
   }
 
   /** A widget's vote, option or task (ui/Widgets.tsx folds them). */
   submessage(ev: ServerEvent): void {
     const m = this.byId.get(ev.message_id);
     if (!m || m.submessages?.some((s) => s.id === ev.submessage_id)) return;
-    m.submessages = [...(m.submessages ?? []), { id: ev.submessage_id, msg_type: ev.msg_type, content: ev.content, sender_id: ev.sender_id }];
+    this.patch(m.id, () => ({ submessages: [...(m.submessages ?? []), { id: ev.submessage_id, msg_type: ev.msg_type, content: ev.content, sender_id: ev.sender_id }] }));
   }
 
   reaction(ev: ServerEvent): void {
     const m = this.byId.get(ev.message_id);
     if (!m) return;
     const same = (r: Message['reactions'][number]) => r.user_id === ev.user_id && r.emoji_code === ev.emoji_code && r.reaction_type === ev.reaction_type;
-    if (ev.op === 'add' && !m.reactions.some(same)) m.reactions = [...m.reactions, { emoji_name: ev.emoji_name, emoji_code: ev.emoji_code, reaction_type: ev.reaction_type, user_id: ev.user_id }];
-    if (ev.op === 'remove') m.reactions = m.reactions.filter((r) => !same(r));
+    if (ev.op === 'add' && !m.reactions.some(same)) this.patch(m.id, () => ({ reactions: [...m.reactions, { emoji_name: ev.emoji_name, emoji_code: ev.emoji_code, reaction_type: ev.reaction_type, user_id: ev.user_id }] }));
+    if (ev.op === 'remove' && m.reactions.some(same)) this.patch(m.id, () => ({ reactions: m.reactions.filter((r) => !same(r)) }));
   }
 }

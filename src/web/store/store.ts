@@ -1,4 +1,5 @@
 import type { Draft, Message, RealmEmoji, ServerEvent, Stream, Subscription, User } from '../types.js';
+import { Groups, type GroupSettingValue } from './groups.js';
 import type { MessageList } from './message-list.js';
 import { conversationKey } from './narrow.js';
 import { Unreads } from './unreads.js';
@@ -9,6 +10,14 @@ import { Unreads } from './unreads.js';
  * listen; they never fetch to patch it. What /register sends is what the app knows of the
  * organization's rules: permissions, limits and settings are read here, never written twice.
  */
+export interface UserStatus {
+  status_text?: string;
+  emoji_name?: string;
+  emoji_code?: string;
+  reaction_type?: string;
+  away?: boolean;
+}
+
 export interface Conversation {
   key: string;
   maxId: number;
@@ -16,6 +25,9 @@ export interface Conversation {
   topic?: string;
   dmIds?: number[];
 }
+
+/** Events that can change how a message already on screen is drawn (ui/MessageView.tsx). */
+const DISPLAY_EVENTS = new Set(['realm_user', 'realm', 'user_settings', 'user_topic', 'muted_users', 'realm_emoji', 'user_status', 'subscription', 'stream', 'user_group']);
 
 const MENTION_FLAGS = ['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned'];
 
@@ -39,14 +51,18 @@ export class Store {
   readonly topics = new Map<number, Map<string, { name: string; maxId: number }>>();
   /** Conversations by newest message, for the DM list and recent conversations. */
   readonly conversations = new Map<string, Conversation>();
-  /** User groups (mentionable as `@*name*`), kept by user_group events. */
-  readonly groups = new Map<number, { id: number; name: string; description: string; is_system_group: boolean; deactivated?: boolean }>();
+  /** User groups, kept by user_group events: mentions, and every group-valued permission. */
+  readonly groups: Groups;
+  /** Each person's status (text, emoji, away), kept by user_status events. */
+  readonly statuses = new Map<number, UserStatus>();
   drafts: Draft[] = [];
   scheduled: any[] = [];
   /** The open view's message list; events reach it through here. */
   list: MessageList | null = null;
   serverTimestamp = 0;
   version = 0;
+  /** Bumped by the events that change how messages are drawn (names, settings, rules, emoji). */
+  displayVersion = 0;
   private listeners = new Set<() => void>();
   /** Called with each new message (browser notifications). */
   onMessage: ((msg: Message) => void) | null = null;
@@ -71,7 +87,8 @@ export class Store {
       const key = `d:${ids.join(',')}`;
       this.conversations.set(key, { key, maxId: c.max_message_id, dmIds: ids });
     }
-    for (const g of s.realm_user_groups ?? []) this.groups.set(g.id, g);
+    this.groups = new Groups(s.realm_user_groups ?? []);
+    for (const [id, st] of Object.entries<UserStatus>(s.user_status ?? {})) this.statuses.set(Number(id), st);
     this.drafts = s.drafts ?? [];
     this.scheduled = s.scheduled_messages ?? [];
   }
@@ -81,6 +98,15 @@ export class Store {
   }
   get isAdmin(): boolean {
     return this.self.role <= 200;
+  }
+  /** Whether this person is in a group-valued setting (the realm's, or one given). */
+  can(value: GroupSettingValue | string): boolean {
+    return this.groups.allows(typeof value === 'string' ? this.realm[value] : value, this.selfId);
+  }
+  /** Whether this person may change a channel's settings (its administrators, and the organization's). */
+  canAdminister(streamId: number): boolean {
+    const s = this.streams.get(streamId) ?? this.subs.get(streamId);
+    return this.isAdmin || (!!s && this.can((s as any).can_administer_channel_group ?? 0));
   }
   subscribe(fn: () => void): () => void {
     this.listeners.add(fn);
@@ -142,6 +168,7 @@ export class Store {
 
   /** The one place state changes: each event to the model that owns it. */
   private handleEvent(ev: ServerEvent): void {
+    if (DISPLAY_EVENTS.has(ev.type)) this.displayVersion++;
     switch (ev.type) {
       case 'message': {
         const msg: Message = { ...ev.message, flags: ev.flags ?? [] };
@@ -195,13 +222,13 @@ export class Store {
       case 'stream':
         if (ev.op === 'create') for (const s of ev.streams) this.streams.set(s.stream_id, s);
         if (ev.op === 'delete') for (const s of ev.streams) this.streams.delete(s.stream_id), this.subs.delete(s.stream_id);
-        if (ev.op === 'update') {
-          for (const target of [this.streams.get(ev.stream_id), this.subs.get(ev.stream_id)]) if (target) (target as any)[ev.property] = ev.value;
-          if (ev.rendered_description !== undefined) {
-            const sub = this.subs.get(ev.stream_id);
-            if (sub) sub.rendered_description = ev.rendered_description;
+        if (ev.op === 'update')
+          for (const target of [this.streams.get(ev.stream_id), this.subs.get(ev.stream_id)]) {
+            if (!target) continue;
+            (target as any)[ev.property] = ev.value;
+            // A privacy change carries the history and web-public flags beside invite_only.
+            for (const k of ['rendered_description', 'history_public_to_subscribers', 'is_web_public'] as const) if (ev[k] !== undefined) (target as any)[k] = ev[k];
           }
-        }
         break;
       case 'typing': {
         const key = ev.message_type === 'stream' ? `s:${ev.stream_id}:${String(ev.topic).toLowerCase()}` : `d:${(ev.recipients as { user_id: number }[]).map((r) => r.user_id).filter((id) => id !== this.selfId).sort((a, b) => a - b).join(',')}`;
@@ -249,13 +276,18 @@ export class Store {
         for (const m of ev.muted_users) this.mutedUsers.add(m.id);
         break;
       case 'user_group':
-        if (ev.op === 'add') this.groups.set(ev.group.id, ev.group);
-        if (ev.op === 'update') {
-          const g = this.groups.get(ev.group_id);
-          if (g) Object.assign(g, ev.data);
-        }
-        if (ev.op === 'remove') this.groups.delete(ev.group_id);
+        this.groups.apply(ev);
         break;
+      case 'user_status': {
+        const had = this.statuses.get(ev.user_id) ?? {};
+        const next: UserStatus = { ...had };
+        for (const k of ['status_text', 'emoji_name', 'emoji_code', 'reaction_type', 'away'] as const) if (ev[k] !== undefined) (next as any)[k] = ev[k];
+        // An empty emoji name clears the emoji, as an empty text clears the text.
+        if (next.emoji_name === '') delete next.emoji_name, delete next.emoji_code, delete next.reaction_type;
+        if (next.status_text === '') delete next.status_text;
+        this.statuses.set(ev.user_id, next);
+        break;
+      }
       case 'realm_emoji':
         this.realmEmoji.clear();
         for (const e of Object.values<RealmEmoji>(ev.realm_emoji)) this.realmEmoji.set(e.id, e);

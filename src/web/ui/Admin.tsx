@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import type { Store } from '../store/store.js';
 import { ActionForm, Field, text } from './forms.js';
+import { compareNames } from './util.js';
 
 /**
  * The organization's settings: its name and description, invitations, people, channels,
@@ -154,7 +155,7 @@ function ChannelChoice({ channels }: { channels: { stream_id: number; name: stri
 }
 
 function People({ store }: { store: Store }) {
-  const people = [...store.users.values()].filter((u) => !u.is_bot || u.is_active).sort((a, b) => a.full_name.localeCompare(b.full_name));
+  const people = [...store.users.values()].filter((u) => !u.is_bot || u.is_active).sort((a, b) => compareNames(a.full_name, b.full_name));
   return (
     <>
       <h2>People</h2>
@@ -200,7 +201,7 @@ function People({ store }: { store: Store }) {
 }
 
 function Channels({ store }: { store: Store }) {
-  const all = [...store.streams.values()].filter((s) => !s.is_archived).sort((a, b) => a.name.localeCompare(b.name));
+  const all = [...store.streams.values()].filter((s) => !s.is_archived).sort((a, b) => compareNames(a.name, b.name));
   return (
     <>
       <h2>Channels</h2>
@@ -235,15 +236,13 @@ function Channels({ store }: { store: Store }) {
                   <button type="button" onClick={() => void (subscribed ? call('DELETE', '/users/me/subscriptions', { subscriptions: [s.name] }) : call('POST', '/users/me/subscriptions', { subscriptions: [{ name: s.name }] })).catch((err) => alert(err.message))}>
                     {subscribed ? 'Leave' : 'Join'}
                   </button>
-                  {store.isAdmin && (
+                  {' '}
+                  <a href={`#channels/${s.stream_id}`} aria-label={`Settings of #${s.name}`}>
+                    Settings
+                  </a>
+                  {store.canAdminister(s.stream_id) && (
                     <>
                       {' '}
-                      <button type="button" onClick={() => { const d = prompt(`Description of #${s.name}`, s.description); if (d !== null) void call('PATCH', `/streams/${s.stream_id}`, { description: d }).catch((err) => alert(err.message)); }}>
-                        Describe
-                      </button>{' '}
-                      <button type="button" onClick={() => void call('PATCH', `/streams/${s.stream_id}`, { is_private: !s.invite_only }).catch((err) => alert(err.message))}>
-                        {s.invite_only ? 'Make public' : 'Make private'}
-                      </button>{' '}
                       <button type="button" class="danger" onClick={() => confirm(`Archive #${s.name}?`) && void call('DELETE', `/streams/${s.stream_id}`).catch((err) => alert(err.message))}>
                         Archive
                       </button>

@@ -3,7 +3,9 @@ import { call } from '../api.js';
 import type { Connection, ConnectionState } from '../store/connection.js';
 import { MessageList } from '../store/message-list.js';
 import type { Store } from '../store/store.js';
-import { Compose, compose, openCompose } from './Compose.js';
+import { Compose } from './Compose.js';
+import { changed as composeChanged, compose, openCompose, restoreDraft } from './compose-state.js';
+import { Drafts } from './Drafts.js';
 import { Feed } from './Feed.js';
 import { installShortcuts } from './keys.js';
 import { notifyOnMessage } from './notify.js';
@@ -75,8 +77,13 @@ export function App({ conn, store }: { conn: Connection; store: Store }) {
       );
     // The compose box follows the view: a channel or topic view writes there.
     if (narrow && !compose.content) openCompose(store, narrow, false);
-    document.title = `${narrow ? narrowTitle(store, narrow) : route.kind === 'recent' ? 'Recent conversations' : 'Settings'} - ${store.realm.name}`;
+    document.title = `${narrow ? narrowTitle(store, narrow) : route.kind === 'recent' ? 'Recent conversations' : route.kind === 'drafts' ? 'Drafts' : 'Settings'} - ${store.realm.name}`;
   }, [list, route]);
+  // A draft for this conversation that arrives while the box is empty (saved on another device
+  // just now) fills it, as one found when the view opened does.
+  useEffect(() => {
+    if (narrow && !compose.content && restoreDraft(store, narrow)) composeChanged();
+  }, [store.drafts]);
 
   // The theme: the setting (1 automatic, 2 dark, 3 light), "automatic" following the system's.
   useEffect(() => {
@@ -123,14 +130,23 @@ export function App({ conn, store }: { conn: Connection; store: Store }) {
       </nav>
       <main class="main" id="main">
         {route.kind === 'settings' ? (
-          <Settings store={store} section={route.section} />
+          <Settings store={store} section={route.section} id={route.id} />
         ) : route.kind === 'recent' ? (
           <Recent store={store} />
+        ) : route.kind === 'drafts' ? (
+          <Drafts store={store} />
         ) : (
           <>
-            <h1 class="view-title" id="view-title">
-              {narrowTitle(store, narrow!)}
-            </h1>
+            <div class="view-head">
+              <h1 class="view-title" id="view-title">
+                {narrowTitle(store, narrow!)}
+              </h1>
+              {narrow?.streamId !== undefined && (
+                <a class="view-settings" href={`#channels/${narrow.streamId}`} aria-label={`Settings of #${store.streamName(narrow.streamId)}`} title="Channel settings">
+                  ⚙
+                </a>
+              )}
+            </div>
             {list && <Feed store={store} list={list} />}
             <Compose store={store} narrow={narrow!} />
           </>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Store } from '../store/store.js';
 import { emojiNames, matchEmoji } from './EmojiPicker.js';
-import { emojiChar } from './util.js';
+import { compareNames, emojiChar } from './util.js';
 
 /**
  * Typeahead for the message box: `@` people (written `@**Full Name**`) and groups (`@*name*`), `#` channels
@@ -32,10 +32,10 @@ export function suggestions(store: Store, t: Trigger, emoji: [string, string][])
   const q = t.query.toLowerCase().trim();
   if (t.kind === '@') {
     const people = [...store.users.values()].filter((u) => u.is_active !== false && u.user_id !== store.selfId && (u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().startsWith(q)));
-    people.sort((a, b) => Number(a.is_bot) - Number(b.is_bot) || Number(!a.full_name.toLowerCase().startsWith(q)) - Number(!b.full_name.toLowerCase().startsWith(q)) || a.full_name.localeCompare(b.full_name));
+    people.sort((a, b) => Number(a.is_bot) - Number(b.is_bot) || Number(!a.full_name.toLowerCase().startsWith(q)) - Number(!b.full_name.toLowerCase().startsWith(q)) || compareNames(a.full_name, b.full_name));
     const wild = ['all', 'everyone', 'channel', 'topic'].filter((w) => q && w.startsWith(q)).map((w) => ({ label: w, detail: 'notify everyone', insert: `@**${w}** ` }));
     // User groups: the server checks who may mention each (can_mention_group).
-    const groups = [...store.groups.values()].filter((g) => !g.is_system_group && !g.deactivated && g.name.toLowerCase().includes(q)).slice(0, 4);
+    const groups = store.groups.named().filter((g) => g.name.toLowerCase().includes(q)).slice(0, 4);
     return [
       ...people.slice(0, 8).map((u) => ({ label: u.full_name, detail: u.email, insert: `@**${u.full_name}** ` })),
       ...groups.map((g) => ({ label: g.name, detail: g.description || 'group', insert: `@*${g.name}* ` })),
@@ -45,7 +45,7 @@ export function suggestions(store: Store, t: Trigger, emoji: [string, string][])
   if (t.kind === '#') {
     return [...store.streams.values()]
       .filter((s) => s.name.toLowerCase().includes(q))
-      .sort((a, b) => Number(!a.name.toLowerCase().startsWith(q)) - Number(!b.name.toLowerCase().startsWith(q)) || a.name.localeCompare(b.name))
+      .sort((a, b) => Number(!a.name.toLowerCase().startsWith(q)) - Number(!b.name.toLowerCase().startsWith(q)) || compareNames(a.name, b.name))
       .slice(0, 8)
       .map((s) => ({ label: `#${s.name}`, detail: s.description, insert: `#**${s.name}** ` }));
   }

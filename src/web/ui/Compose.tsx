@@ -2,83 +2,18 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, call } from '../api.js';
 import { conversationKey, Narrow } from '../store/narrow.js';
 import type { Store } from '../store/store.js';
-import type { Message } from '../types.js';
 import { useTypeahead } from './Autocomplete.js';
+import { enterAction, MOD_KEY, SendKeys } from './SendKeys.js';
+import { changed, compose, listeners, saveDraft, target } from './compose-state.js';
 import { startUpload, type Upload } from './uploads.js';
-import { dmTitle, hashOf } from './util.js';
+import { dmTitle } from './util.js';
 
 /**
- * The compose box. What is being written lives here, outside the store: a re-register (a new
- * store) or a change of view keeps it. Drafts are saved on the server while typing; typing
- * notices go out as the reference's web app sends them (start, renewed every 10 s; stop).
+ * The compose box (compose-state.ts holds what it writes). Drafts are saved on the server while
+ * typing; typing notices go out as the reference's web app sends them (start, renewed every
+ * 10 s; stop). Which key sends is the person's enter_sends setting, shown by the Send button
+ * and switched in one click from the send options beside it.
  */
-export const compose = { type: 'stream' as 'stream' | 'private', stream: '', topic: '', to: '', content: '', draftId: null as number | null, focus: 0 };
-const listeners = new Set<() => void>();
-const changed = () => listeners.forEach((fn) => fn());
-
-/** The compose box aimed at a view's conversation; `focus` puts the cursor in it. */
-export function openCompose(store: Store, narrow: Narrow, focus: boolean, kind?: 'stream' | 'private'): void {
-  const sid = narrow.streamId;
-  if (kind === 'private' || (kind === undefined && narrow.dmIds)) {
-    compose.type = 'private';
-    compose.to = (narrow.dmIds ?? []).map((id) => store.users.get(id)?.email ?? '').filter(Boolean).join(', ');
-  } else if (sid !== undefined || kind === 'stream') {
-    compose.type = 'stream';
-    if (sid !== undefined) compose.stream = store.streamName(sid);
-    compose.topic = narrow.topic ?? (sid !== undefined ? '' : compose.topic);
-  }
-  if (!compose.content) restoreDraft(store, narrow);
-  if (focus) compose.focus++;
-  changed();
-}
-
-/** A draft the server keeps for this conversation (from this or another device) fills an empty box. */
-function restoreDraft(store: Store, narrow: Narrow): void {
-  const sid = narrow.streamId;
-  const ids = narrow.dmIds ? [...narrow.dmIds].sort((a, b) => a - b).join(',') : null;
-  const draft = store.drafts.find((d) =>
-    sid !== undefined && narrow.topic !== undefined
-      ? d.type === 'stream' && d.to[0] === sid && d.topic.toLowerCase() === narrow.topic.toLowerCase()
-      : ids !== null && d.type === 'private' && [...d.to].sort((a, b) => a - b).join(',') === ids,
-  );
-  if (!draft) return;
-  compose.content = draft.content;
-  compose.draftId = draft.id ?? null;
-}
-
-export function replyTo(store: Store, msg: Message): void {
-  const others = Array.isArray(msg.display_recipient) ? msg.display_recipient.map((r) => r.id).filter((id) => id !== store.selfId) : [];
-  openCompose(store, msg.type === 'stream' ? Narrow.topic(msg.stream_id!, msg.subject) : Narrow.dm(others), true);
-}
-
-export async function quoteAndReply(store: Store, msg: Message): Promise<void> {
-  replyTo(store, msg);
-  const raw = (await call('GET', `/messages/${msg.id}`, { apply_markdown: false })).message.content as string;
-  const link = `${location.origin}/${hashOf(store, (msg.type === 'stream' ? Narrow.topic(msg.stream_id!, msg.subject) : Narrow.dm([])).withNear(msg.id))}`;
-  const quote = `@_**${msg.sender_full_name}|${msg.sender_id}** [said](${link}):\n\`\`\`quote\n${raw}\n\`\`\`\n`;
-  compose.content = compose.content ? `${compose.content}\n${quote}` : quote;
-  compose.focus++;
-  changed();
-}
-
-/** The API's recipient of what is being written, or an error to show. */
-function target(store: Store): { params: Record<string, unknown>; typing: Record<string, unknown> } | string {
-  if (compose.type === 'stream') {
-    const s = [...store.streams.values()].find((x) => x.name.toLowerCase() === compose.stream.trim().toLowerCase());
-    if (!s) return compose.stream.trim() ? `There is no channel named ${compose.stream.trim()}.` : 'Choose a channel.';
-    return { params: { type: 'stream', to: s.stream_id, topic: compose.topic.trim() }, typing: { type: 'stream', stream_id: s.stream_id, topic: compose.topic.trim() } };
-  }
-  const names = compose.to.split(',').map((s) => s.trim()).filter(Boolean);
-  const ids: number[] = [];
-  for (const n of names) {
-    const u = [...store.users.values()].find((x) => x.email.toLowerCase() === n.toLowerCase() || x.full_name.toLowerCase() === n.toLowerCase());
-    if (!u) return `Unknown recipient: ${n}`;
-    ids.push(u.user_id);
-  }
-  if (ids.length === 0) return 'Choose who to write to.';
-  return { params: { type: 'direct', to: ids }, typing: { type: 'direct', to: ids } };
-}
-
 export function Compose({ store, narrow }: { store: Store; narrow: Narrow }) {
   const [, tick] = useState(0);
   const [caret, setCaret] = useState(0);
@@ -86,6 +21,10 @@ export function Compose({ store, narrow }: { store: Store; narrow: Narrow }) {
   const [preview, setPreview] = useState<string | null>(null);
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [scheduling, setScheduling] = useState(false);
+  // Which recipient field has the focus: only its suggestions are drawn (a datalist of a
+  // thousand people, redrawn with every event, was much of a busy screen's work).
+  const [field, setField] = useState<string | null>(null);
+  const focusField = { onFocus: (e: FocusEvent) => setField((e.target as HTMLElement).id), onBlur: () => setField(null) };
   const box = useRef<HTMLTextAreaElement>(null);
   const typingSent = useRef(0);
   const draftTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
@@ -161,11 +100,16 @@ export function Compose({ store, narrow }: { store: Store; narrow: Narrow }) {
       box.current?.blur();
       return;
     }
-    if (e.key !== 'Enter') return;
-    const enterSends = !!store.settings.enter_sends;
-    if ((enterSends && !e.shiftKey && !e.ctrlKey && !e.metaKey) || (!enterSends && (e.ctrlKey || e.metaKey))) {
+    if (e.key !== 'Enter' || e.isComposing) return;
+    const action = enterAction(!!store.settings.enter_sends, e);
+    if (action === 'send') {
       e.preventDefault();
       void send();
+    } else if (action === 'newline') {
+      e.preventDefault();
+      const el = e.target as HTMLTextAreaElement;
+      const at = el.selectionStart;
+      setContent(`${el.value.slice(0, at)}\n${el.value.slice(el.selectionEnd)}`, at + 1);
     }
   };
 
@@ -210,28 +154,31 @@ export function Compose({ store, narrow }: { store: Store; narrow: Narrow }) {
         </div>
         {compose.type === 'stream' ? (
           <>
-            <input id="compose-channel" aria-label="Channel" list="compose-channels" placeholder="Channel" value={compose.stream} onInput={(e) => ((compose.stream = (e.target as HTMLInputElement).value), changed())} />
+            <input id="compose-channel" aria-label="Channel" list="compose-channels" placeholder="Channel" value={compose.stream} {...focusField} onInput={(e) => ((compose.stream = (e.target as HTMLInputElement).value), changed())} />
             <datalist id="compose-channels">
-              {[...store.subs.values()].map((s) => (
-                <option value={s.name} />
-              ))}
+              {field === 'compose-channel' &&
+                [...store.subs.values()].map((s) => (
+                  <option value={s.name} />
+                ))}
             </datalist>
-            <input id="compose-topic" aria-label="Topic" list="compose-topics" placeholder={store.realm.mandatory_topics ? 'Topic' : `Topic (or ${store.realm.empty_topic_display_name ?? 'general chat'})`} maxLength={store.snapshot.max_topic_length ?? 60} value={compose.topic} onInput={(e) => ((compose.topic = (e.target as HTMLInputElement).value), changed())} />
+            <input id="compose-topic" aria-label="Topic" list="compose-topics" placeholder={store.realm.mandatory_topics ? 'Topic' : `Topic (or ${store.realm.empty_topic_display_name ?? 'general chat'})`} maxLength={store.snapshot.max_topic_length ?? 60} value={compose.topic} {...focusField} onInput={(e) => ((compose.topic = (e.target as HTMLInputElement).value), changed())} />
             <datalist id="compose-topics">
-              {[...(store.topics.get([...store.streams.values()].find((s) => s.name === compose.stream)?.stream_id ?? -1)?.values() ?? [])].map((t) => (
-                <option value={t.name} />
-              ))}
+              {field === 'compose-topic' &&
+                [...(store.topics.get([...store.streams.values()].find((s) => s.name === compose.stream)?.stream_id ?? -1)?.values() ?? [])].map((t) => (
+                  <option value={t.name} />
+                ))}
             </datalist>
           </>
         ) : (
           <>
-            <input id="compose-to" aria-label="To (names or email addresses, separated by commas)" list="compose-people" placeholder="To: names or email addresses" value={compose.to} onInput={(e) => ((compose.to = (e.target as HTMLInputElement).value), changed())} />
+            <input id="compose-to" aria-label="To (names or email addresses, separated by commas)" list="compose-people" placeholder="To: names or email addresses" value={compose.to} {...focusField} onInput={(e) => ((compose.to = (e.target as HTMLInputElement).value), changed())} />
             <datalist id="compose-people">
-              {[...store.users.values()]
-                .filter((u) => u.is_active !== false && !u.is_bot)
-                .map((u) => (
-                  <option value={u.email}>{u.full_name}</option>
-                ))}
+              {field === 'compose-to' &&
+                [...store.users.values()]
+                  .filter((u) => u.is_active !== false && !u.is_bot)
+                  .map((u) => (
+                    <option value={u.email}>{u.full_name}</option>
+                  ))}
             </datalist>
           </>
         )}
@@ -241,7 +188,8 @@ export function Compose({ store, narrow }: { store: Store; narrow: Narrow }) {
           ref={box}
           id="compose-box"
           aria-label={compose.type === 'stream' ? `Message #${compose.stream || 'channel'}${compose.topic ? ` > ${compose.topic}` : ''}` : `Message ${compose.to || 'someone'}`}
-          placeholder={store.settings.enter_sends ? 'Message (Enter to send, Shift+Enter for a new line)' : 'Message (Ctrl+Enter to send)'}
+          placeholder={store.settings.enter_sends ? 'Message (Enter to send, Shift+Enter for a new line)' : `Message (${MOD_KEY}+Enter to send, Enter for a new line)`}
+          aria-describedby="send-hint"
           rows={3}
           maxLength={maxLength}
           value={compose.content}
@@ -288,16 +236,13 @@ export function Compose({ store, narrow }: { store: Store; narrow: Narrow }) {
         <button type="button" onClick={() => call('POST', '/messages/render', { content: compose.content }).then((r) => setPreview(r.rendered), (err) => setError(err.message))}>
           Preview
         </button>
-        <label class="enter-sends">
-          <input type="checkbox" checked={!!store.settings.enter_sends} onChange={(e) => void call('PATCH', '/settings', { enter_sends: (e.target as HTMLInputElement).checked })} />
-          Enter sends
-        </label>
         <button type="button" aria-expanded={scheduling} onClick={() => setScheduling(!scheduling)}>
           Schedule
         </button>
-        <button type="button" class="send" id="compose-send" onClick={() => void send()}>
+        <button type="button" class="send" id="compose-send" aria-keyshortcuts={store.settings.enter_sends ? 'Enter' : 'Control+Enter'} onClick={() => void send()}>
           Send
         </button>
+        <SendKeys store={store} onSchedule={() => setScheduling(true)} />
       </div>
       {scheduling && <ScheduleForm onSchedule={(at) => void send(at)} />}
       {compose.type === 'private' && compose.to && <p class="visually-hidden">Writing to {dmTitle(store, narrow.dmIds ?? [])}</p>}
@@ -324,15 +269,3 @@ function ScheduleForm({ onSchedule }: { onSchedule: (at: number) => void }) {
   );
 }
 
-/** The text being written, kept as a draft on the server (POST /drafts, then PATCH). */
-async function saveDraft(store: Store): Promise<void> {
-  const t = target(store);
-  if (!compose.content.trim() || typeof t === 'string') return;
-  const draft = { type: compose.type, to: t.params.type === 'stream' ? [t.params.to] : t.params.to, topic: compose.type === 'stream' ? compose.topic : '', content: compose.content, timestamp: Math.floor(Date.now() / 1000) };
-  try {
-    if (compose.draftId === null) compose.draftId = (await call('POST', '/drafts', { drafts: [draft] })).ids[0];
-    else await call('PATCH', `/drafts/${compose.draftId}`, { draft });
-  } catch {
-    compose.draftId = null;
-  }
-}

@@ -4,7 +4,8 @@ import type { MessageList } from '../store/message-list.js';
 import { conversationKey, Narrow } from '../store/narrow.js';
 import type { Store } from '../store/store.js';
 import type { Message } from '../types.js';
-import { drawEmoji, lazyStyles } from './lazy-css.js';
+import { Lightbox } from './Dialogs.js';
+import { drawEmoji, lazyStyles, markExternalImages } from './lazy-css.js';
 import { MessageView } from './MessageView.js';
 import { dmTitle, formatDay, hashOf } from './util.js';
 
@@ -17,6 +18,7 @@ import { dmTitle, formatDay, hashOf } from './util.js';
 export function Feed({ store, list }: { store: Store; list: MessageList }) {
   const scroller = useRef<HTMLDivElement>(null);
   const [selected, setSelected] = useState<number | null>(null);
+  const [lightbox, setLightbox] = useState<{ src: string; title: string } | null>(null);
   const atBottom = useRef(true);
   const placed = useRef<MessageList | null>(null);
   const heightBefore = useRef<number | null>(null);
@@ -47,6 +49,7 @@ export function Feed({ store, list }: { store: Store; list: MessageList }) {
     } else if (atBottom.current && placed.current === list) el.scrollTop = el.scrollHeight;
     lazyStyles(el);
     drawEmoji(el);
+    markExternalImages(el);
   });
 
   const onScroll = () => {
@@ -62,7 +65,7 @@ export function Feed({ store, list }: { store: Store; list: MessageList }) {
   useMarkRead(store, scroller, list);
 
   const onKey = (e: KeyboardEvent) => {
-    if ((e.target as HTMLElement).closest('textarea, input, [role=dialog]')) return;
+    if ((e.target as HTMLElement).closest('textarea, input, [role=dialog], dialog')) return;
     if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp' && e.key !== 'j' && e.key !== 'k') return;
     const index = messages.findIndex((m) => m.id === selected);
     const next = messages[Math.max(0, Math.min(messages.length - 1, index + (e.key === 'ArrowDown' || e.key === 'j' ? 1 : -1)))];
@@ -79,12 +82,12 @@ export function Feed({ store, list }: { store: Store; list: MessageList }) {
     const newDay = !prev || formatDay(prev.timestamp) !== formatDay(m.timestamp);
     if (newConv || newDay) rows.push(<RecipientBar key={`bar-${m.id}`} store={store} msg={m} day={formatDay(m.timestamp)} />);
     const continued = !newConv && !newDay && prev!.sender_id === m.sender_id && m.timestamp - prev!.timestamp < 300;
-    rows.push(<MessageView key={m.id} store={store} list={list} msg={m} continued={continued} selected={m.id === (selected ?? messages[messages.length - 1]?.id)} onSelect={() => setSelected(m.id)} />);
+    rows.push(<MessageView key={m.id} store={store} list={list} msg={m} continued={continued} selected={m.id === (selected ?? messages[messages.length - 1]?.id)} onSelect={setSelected} display={store.displayVersion} />);
     prev = m;
   }
 
   return (
-    <div class="feed" ref={scroller} onScroll={onScroll} onKeyDown={onKey} onClick={toggleSpoiler} role="log" aria-busy={list.loading} aria-labelledby="view-title" data-testid="feed">
+    <div class="feed" ref={scroller} onScroll={onScroll} onKeyDown={onKey} onClick={(e) => onFeedClick(e, setLightbox)} role="log" aria-busy={list.loading} aria-labelledby="view-title" data-testid="feed">
       {list.foundOldest && messages.length > 0 && <p class="start">This is the beginning of the conversation.</p>}
       {list.loading && messages.length === 0 && <p class="loading" role="status">Loading messages…</p>}
       {!list.loading && messages.length === 0 && !list.error && <p class="empty">No messages here yet.</p>}
@@ -94,14 +97,25 @@ export function Feed({ store, list }: { store: Store; list: MessageList }) {
         </p>
       )}
       {rows}
+      {lightbox && <Lightbox src={lightbox.src} title={lightbox.title} onClose={() => setLightbox(null)} />}
     </div>
   );
 }
 
-/** A spoiler's header opens and closes its content (the server renders both, the content hidden by CSS). */
-function toggleSpoiler(e: MouseEvent): void {
-  const header = (e.target as HTMLElement).closest('.spoiler-header');
-  header?.closest('.spoiler-block')?.classList.toggle('open');
+/**
+ * Clicks inside message HTML: a spoiler's header opens and closes its content (the server
+ * renders both, the content hidden by CSS); an image preview opens in the lightbox, at the
+ * size the server's data-src-fullsize names (or the link it wraps).
+ */
+function onFeedClick(e: MouseEvent, open: (image: { src: string; title: string }) => void): void {
+  const target = e.target as HTMLElement;
+  const header = target.closest('.spoiler-header');
+  if (header) header.closest('.spoiler-block')?.classList.toggle('open');
+  const link = target.closest<HTMLAnchorElement>('.message_inline_image:not(.message_inline_video) a');
+  if (!link || e.ctrlKey || e.metaKey || e.shiftKey) return;
+  e.preventDefault();
+  const img = link.querySelector('img');
+  open({ src: img?.dataset.srcFullsize ?? link.getAttribute('href') ?? '', title: link.title || img?.alt || 'Image' });
 }
 
 function RecipientBar({ store, msg, day }: { store: Store; msg: Message; day: string }) {

@@ -4,22 +4,47 @@ import type { MessageList } from '../store/message-list.js';
 import { Narrow } from '../store/narrow.js';
 import type { Store } from '../store/store.js';
 import type { Message, Reaction } from '../types.js';
-import { quoteAndReply, replyTo } from './Compose.js';
+import { quoteAndReply, replyTo } from './compose-state.js';
+import { Avatar } from './Avatar.js';
+import { canShowHistory, EditHistory, ReadReceipts } from './Dialogs.js';
 import { EmojiPicker } from './EmojiPicker.js';
+import { StatusEmoji } from './Status.js';
 import { Widget, widgetOf } from './Widgets.js';
-import { emojiChar, formatTime, hashOf } from './util.js';
+import { emojiChar, formatFull, formatTime, hashOf, memo } from './util.js';
 
 /**
  * One message: sender, avatar, time, the server's rendered HTML inserted as it is (the page's
  * CSP forbids inline script, so the HTML cannot run any), reactions, and its actions.
  */
-export function MessageView(props: { store: Store; list: MessageList; msg: Message; continued: boolean; selected: boolean; onSelect: () => void }) {
+interface Props {
+  store: Store;
+  list: MessageList;
+  msg: Message;
+  continued: boolean;
+  selected: boolean;
+  onSelect: (id: number) => void;
+  /** The store's display version: what else a message shows (names, settings, rules) changed. */
+  display: number;
+}
+
+/**
+ * Drawn again only when the message itself is a new object (the list never changes one in
+ * place), its place in the feed changed, or something else it shows did (`display`): an event
+ * that adds one message redraws one message, not the hundred around it.
+ */
+export const MessageView = memo(MessageViewInner, (a: Props, b: Props) => a.msg === b.msg && a.continued === b.continued && a.selected === b.selected && a.display === b.display && a.list === b.list);
+
+function MessageViewInner(props: Props) {
   const { store, msg } = props;
   const [picker, setPicker] = useState(false);
   const [menu, setMenu] = useState(false);
   const [editing, setEditing] = useState<null | 'content' | 'move'>(null);
   const [error, setError] = useState<string | null>(null);
   const [revealed, setRevealed] = useState(false);
+  const [dialog, setDialog] = useState<null | 'history' | 'receipts'>(null);
+  const history = canShowHistory(store, msg);
+  // Edited, or only moved (a move sets last_edit_timestamp too, to the same time).
+  const mark = msg.last_edit_timestamp !== undefined && msg.last_edit_timestamp !== msg.last_moved_timestamp ? 'edited' : msg.last_moved_timestamp !== undefined ? 'moved' : null;
   const mine = msg.sender_id === store.selfId;
   const hidden = store.mutedUsers.has(msg.sender_id) && !revealed;
   // The organization's editing rules, as /register states them; the server checks them again.
@@ -32,6 +57,25 @@ export function MessageView(props: { store: Store; list: MessageList; msg: Messa
   const link = `${location.origin}/${hashOf(store, msgNarrow(store, msg).withNear(msg.id))}`;
   const nameId = `sender-${msg.id}`;
 
+  // Edited or moved, and starred: beside the name, or on their own where a continued message hides its head.
+  const marks = (
+    <>
+      {mark &&
+        (history ? (
+          <button type="button" class="edited link" aria-label={`${mark === 'edited' ? 'Edited' : 'Moved'}: view the edit history`} onClick={() => setDialog('history')}>
+            ({mark})
+          </button>
+        ) : (
+          <span class="edited">({mark})</span>
+        ))}
+      {starred && (
+        <span class="star-mark" role="img" aria-label="Starred">
+          ★
+        </span>
+      )}
+    </>
+  );
+
   const onKey = (e: KeyboardEvent) => {
     if (e.target !== e.currentTarget) return;
     if (e.key === 'Enter' || e.key === 'r') {
@@ -41,22 +85,19 @@ export function MessageView(props: { store: Store; list: MessageList; msg: Messa
   };
 
   return (
-    <article class={`message${props.continued ? ' continued' : ''}${unread ? ' unread' : ''}${props.selected ? ' selected' : ''}`} data-message-id={msg.id} tabIndex={props.selected ? 0 : -1} aria-labelledby={nameId} onFocus={props.onSelect} onClick={props.onSelect} onKeyDown={onKey}>
+    <article class={`message${props.continued ? ' continued' : ''}${unread ? ' unread' : ''}${props.selected ? ' selected' : ''}`} data-message-id={msg.id} tabIndex={props.selected ? 0 : -1} aria-labelledby={nameId} onFocus={() => props.onSelect(msg.id)} onClick={() => props.onSelect(msg.id)} onKeyDown={onKey}>
       {!props.continued && <Avatar url={msg.avatar_url} name={msg.sender_full_name} />}
+      {props.continued && (mark || starred) && <div class="marks">{marks}</div>}
       <div class="body">
         <div class={props.continued ? 'head visually-hidden' : 'head'}>
           <span class="sender" id={nameId}>
             {msg.sender_full_name}
           </span>
-          <a class="time" href={link} title={new Date(msg.timestamp * 1000).toLocaleString()}>
+          <StatusEmoji store={store} userId={msg.sender_id} />
+          <a class="time" href={link} onMouseEnter={fullTime(msg.timestamp)} onFocus={fullTime(msg.timestamp)}>
             {formatTime(msg.timestamp, !!store.settings.twenty_four_hour_time)}
           </a>
-          {msg.last_edit_timestamp && <span class="edited">(edited)</span>}
-          {starred && (
-            <span class="star-mark" role="img" aria-label="Starred">
-              ★
-            </span>
-          )}
+          {!props.continued && marks}
         </div>
         {hidden ? (
           <p class="muted-message">
@@ -109,6 +150,20 @@ export function MessageView(props: { store: Store; list: MessageList; msg: Messa
                 Mark as unread from here
               </button>
             </li>
+            {history && (
+              <li role="none">
+                <button role="menuitem" type="button" onClick={() => setDialog('history')}>
+                  View edit history
+                </button>
+              </li>
+            )}
+            {store.realm.enable_read_receipts && (
+              <li role="none">
+                <button role="menuitem" type="button" onClick={() => setDialog('receipts')}>
+                  View read receipts
+                </button>
+              </li>
+            )}
             {msg.type === 'stream' && (
               <li role="none">
                 <button role="menuitem" type="button" onClick={() => setEditing('move')}>
@@ -133,6 +188,8 @@ export function MessageView(props: { store: Store; list: MessageList; msg: Messa
           </ul>
         )}
       </div>
+      {dialog === 'history' && <EditHistory store={store} msg={msg} onClose={() => setDialog(null)} />}
+      {dialog === 'receipts' && <ReadReceipts store={store} msg={msg} onClose={() => setDialog(null)} />}
       {picker && (
         <EmojiPicker
           store={store}
@@ -147,17 +204,11 @@ export function MessageView(props: { store: Store; list: MessageList; msg: Messa
   );
 }
 
-/** The sender's picture, or their initial when it cannot be loaded (a gravatar offline). */
-function Avatar({ url, name }: { url: string | null; name: string }) {
-  const [failed, setFailed] = useState(!url);
-  if (failed)
-    return (
-      <span class="avatar initial" aria-hidden="true">
-        {name.slice(0, 1).toUpperCase()}
-      </span>
-    );
-  return <img class="avatar" src={url!} alt="" width={36} height={36} loading="lazy" onError={() => setFailed(true)} />;
-}
+/** The full date as the time's tooltip, written when first pointed at (formatting it for every message was a tenth of a first screen's script). */
+const fullTime = (seconds: number) => (e: Event) => {
+  const el = e.currentTarget as HTMLElement;
+  if (!el.title) el.title = formatFull(seconds);
+};
 
 function msgNarrow(store: Store, msg: Message): Narrow {
   if (msg.type === 'stream') return Narrow.topic(msg.stream_id!, msg.subject);

@@ -2,8 +2,12 @@ import { useState } from 'preact/hooks';
 import { call } from '../api.js';
 import type { Store } from '../store/store.js';
 import { AdminSection, ADMIN_SECTIONS } from './Admin.js';
+import { Avatar, avatarSrc } from './Avatar.js';
+import { ChannelSettings } from './ChannelSettings.js';
 import { ActionForm, Field, text } from './forms.js';
+import { Groups } from './Groups.js';
 import { askNotificationPermission } from './notify.js';
+import { StatusForm } from './Status.js';
 
 /**
  * Personal settings (profile, display, notifications, muted people and topics, password) and,
@@ -17,11 +21,13 @@ const PERSONAL: [string, string][] = [
   ['muted', 'Muted'],
   ['password', 'Password'],
   ['channels', 'Channels'],
+  ['groups', 'Groups'],
 ];
 
-export function Settings({ store, section }: { store: Store; section: string }) {
+export function Settings({ store, section, id }: { store: Store; section: string; id?: number }) {
   const sections = [...PERSONAL, ...(store.isAdmin ? ADMIN_SECTIONS : [['invitations', 'Invitations'] as [string, string]])];
-  const current = sections.find(([id]) => id === section)?.[0] ?? 'profile';
+  // One channel's settings (#channels/<id>) sit under Channels.
+  const current = section === 'channel' && id !== undefined ? 'channel' : (sections.find(([s]) => s === section)?.[0] ?? 'profile');
   return (
     <section class="settings" aria-labelledby="settings-title">
       <h1 id="settings-title" class="view-title">
@@ -31,7 +37,7 @@ export function Settings({ store, section }: { store: Store; section: string }) 
         <ul>
           {sections.map(([id, label]) => (
             <li key={id}>
-              <a href={`#settings/${id}`} aria-current={id === current ? 'page' : undefined}>
+              <a href={`#settings/${id}`} aria-current={id === current || (id === 'channels' && current === 'channel') ? 'page' : undefined}>
                 {label}
               </a>
             </li>
@@ -39,15 +45,19 @@ export function Settings({ store, section }: { store: Store; section: string }) 
         </ul>
       </nav>
       <div class="settings-panel">
-        <Panel store={store} section={current} />
+        <Panel store={store} section={current} id={id} />
       </div>
     </section>
   );
 }
 
-function Panel({ store, section }: { store: Store; section: string }) {
+function Panel({ store, section, id }: { store: Store; section: string; id?: number }) {
   const s = store.settings;
   switch (section) {
+    case 'channel':
+      return <ChannelSettings store={store} streamId={id!} />;
+    case 'groups':
+      return <Groups store={store} id={id} />;
     case 'profile':
       return (
         <>
@@ -59,9 +69,17 @@ function Panel({ store, section }: { store: Store; section: string }) {
           <ActionForm label="Your email address" submit="Change email" done="Check your email to confirm the new address." action={(d) => call('PATCH', '/settings', { email: text(d, 'email') })}>
             <Field label="Email address" name="email" type="email" value={store.self.email} required autocomplete="email" />
           </ActionForm>
-          <ActionForm label="Your status" submit="Set status" action={(d) => call('POST', '/users/me/status', { status_text: text(d, 'status_text') })}>
-            <Field label="Status" name="status_text" placeholder="In a meeting" />
-          </ActionForm>
+          <StatusForm store={store} />
+          <p class="current-avatar">
+            <Avatar url={store.self.avatar_url} name={store.self.full_name} size={64} label="Your avatar" />
+          </p>
+          {avatarSrc(store.self.avatar_url) && (
+            <p>
+              <button type="button" onClick={() => void call('DELETE', '/users/me/avatar').catch((err) => alert(err.message))}>
+                Remove avatar
+              </button>
+            </p>
+          )}
           <ActionForm label="Your avatar" submit="Upload avatar" action={(d) => call('POST', '/users/me/avatar', {}, { body: d })}>
             <p class="field">
               <label for="avatar-file">Avatar image</label>

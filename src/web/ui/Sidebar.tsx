@@ -2,28 +2,29 @@ import type { ComponentChildren } from 'preact';
 import { Narrow } from '../store/narrow.js';
 import type { Store } from '../store/store.js';
 import type { Route } from './route.js';
-import { dmTitle, hashOf, presenceOf } from './util.js';
+import { StatusEmoji } from './Status.js';
+import { compareNames, dmTitle, hashOf, presenceOf } from './util.js';
 
 /**
  * The left sidebar: the views, the subscribed channels with their unread counts (muted ones
  * dimmed), the open channel's topics, and the DM conversations. Every count comes from the
  * unread model; nothing here counts messages.
  */
-function Count({ n, label }: { n: number; label: string }) {
+function Count({ n, label, quiet }: { n: number; label: string; quiet?: boolean }) {
   if (n <= 0) return null;
   return (
-    <span class="count" aria-label={`${n} unread ${label}`}>
+    <span class={quiet ? 'count quiet' : 'count'} aria-label={quiet ? `${n} ${label}` : `${n} unread ${label}`}>
       {n}
     </span>
   );
 }
 
-function Item(props: { href: string; current: boolean; class?: string; children: ComponentChildren; count?: number; countLabel?: string; testid?: string }) {
+function Item(props: { href: string; current: boolean; class?: string; children: ComponentChildren; count?: number; countLabel?: string; quiet?: boolean; testid?: string }) {
   return (
     <li class={props.class}>
       <a href={props.href} aria-current={props.current ? 'page' : undefined} data-testid={props.testid}>
         <span class="label">{props.children}</span>
-        {props.count !== undefined && <Count n={props.count} label={props.countLabel ?? 'messages'} />}
+        {props.count !== undefined && <Count n={props.count} label={props.countLabel ?? 'messages'} quiet={props.quiet} />}
       </a>
     </li>
   );
@@ -41,7 +42,7 @@ export function Sidebar({ store, route }: { store: Store; route: Route }) {
   const narrow = route.kind === 'narrow' ? route.narrow : null;
   const hash = location.hash || '#feed';
   const openStream = narrow?.streamId;
-  const subs = [...store.subs.values()].filter((s) => !s.is_archived).sort((a, b) => Number(!!b.pin_to_top) - Number(!!a.pin_to_top) || a.name.localeCompare(b.name));
+  const subs = [...store.subs.values()].filter((s) => !s.is_archived).sort((a, b) => Number(!!b.pin_to_top) - Number(!!a.pin_to_top) || compareNames(a.name, b.name));
   const dms = new Map<string, number[]>();
   for (const c of store.conversations.values()) if (c.dmIds) dms.set(c.key, c.dmIds);
   for (const key of store.unreads.dmConversations().keys()) if (!dms.has(key)) dms.set(key, key.slice(2) ? key.slice(2).split(',').map(Number) : []);
@@ -62,6 +63,9 @@ export function Sidebar({ store, route }: { store: Store; route: Route }) {
         </Item>
         <Item href={hashOf(store, Narrow.is('starred'))} current={narrow?.term('is')?.operand === 'starred'}>
           Starred messages
+        </Item>
+        <Item href="#drafts" current={route.kind === 'drafts'} count={store.drafts.length} countLabel="drafts" quiet testid="drafts">
+          Drafts
         </Item>
       </ul>
       <h2 class="section">
@@ -106,6 +110,7 @@ export function Sidebar({ store, route }: { store: Store; route: Route }) {
           <Item key={key} href={hashOf(store, Narrow.dm(ids))} current={!!narrow?.dmIds && narrow.terms.length === 1 && narrow.dmIds.join(',') === ids.join(',')} count={store.unreads.dm(key)} countLabel="direct messages">
             {ids.length === 1 && <span class={`presence ${presenceOf(store, ids[0])}`} role="img" aria-label={presenceOf(store, ids[0])} />}
             {dmTitle(store, ids)}
+            {ids.length === 1 && <StatusEmoji store={store} userId={ids[0]} />}
           </Item>
         ))}
         <li>

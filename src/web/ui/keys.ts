@@ -1,7 +1,7 @@
 import { Narrow } from '../store/narrow.js';
 import type { Store } from '../store/store.js';
-import { openCompose } from './Compose.js';
-import { hashOf } from './util.js';
+import { openCompose } from './compose-state.js';
+import { compareNames, hashOf } from './util.js';
 
 /**
  * The reference's main keyboard shortcuts, outside text fields: `c` new message in the view's
@@ -13,6 +13,8 @@ export function installShortcuts(ctx: { store: Store; search: () => void }): () 
   const onKey = (e: KeyboardEvent) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const target = e.target as HTMLElement;
+    // A dialog (edit history, an image) has its own keys; the browser closes it on Escape.
+    if (target.closest('dialog')) return;
     const typing = target.closest('input, textarea, select, [contenteditable=true]');
     if (e.key === 'Escape') {
       if (typing) (typing as HTMLElement).blur();
@@ -68,7 +70,7 @@ export function installShortcuts(ctx: { store: Store; search: () => void }): () 
 
 /** The next unmuted topic with unread messages after the open one, in sidebar order. */
 function nextUnreadTopic(store: Store, narrow: Narrow): Narrow | null {
-  const subs = [...store.subs.values()].filter((s) => !s.is_muted).sort((a, b) => a.name.localeCompare(b.name));
+  const subs = [...store.subs.values()].filter((s) => !s.is_muted).sort((a, b) => compareNames(a.name, b.name));
   const all: Narrow[] = [];
   for (const s of subs) for (const [topic] of store.unreads.streamTopics(s.stream_id)) if (!store.isTopicMuted(s.stream_id, topic)) all.push(Narrow.topic(s.stream_id, topic));
   if (all.length === 0) return null;

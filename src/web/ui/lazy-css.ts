@@ -38,3 +38,25 @@ export function drawEmoji(root: ParentNode): void {
     }
   }
 }
+
+/**
+ * An image preview of another site's picture is not loaded (the page's CSP allows images from
+ * this server only: reading a message tells no other host who read it); it says where the
+ * image is instead, and its link still opens it.
+ */
+export function markExternalImages(root: ParentNode): void {
+  for (const link of root.querySelectorAll<HTMLAnchorElement>('.message_inline_image:not([data-checked]) a')) {
+    const box = link.parentElement!;
+    box.dataset.checked = '';
+    let url: URL;
+    try {
+      url = new URL(link.getAttribute('href') ?? '', location.href);
+    } catch {
+      continue;
+    }
+    if (url.origin === location.origin) continue;
+    box.classList.add('external');
+    link.querySelector('img, video')?.remove();
+    link.textContent = `Image at ${url.host} (not loaded here)`;
+  }
+}

@@ -1,3 +1,4 @@
+import { Component, h, type ComponentType, type FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Store } from '../store/store.js';
 import { Narrow } from '../store/narrow.js';
@@ -13,17 +14,51 @@ export function hashOf(store: Store, narrow: Narrow): string {
   return narrow.toHash({ stream: (id) => store.streamName(id), user: (id) => store.users.get(id)?.full_name ?? String(id) });
 }
 
+/*
+ * Dates and names are formatted through Intl objects made once: toLocaleString() and
+ * localeCompare() build a formatter or collator per call, which a feed of a hundred messages
+ * and a sidebar of a hundred channels would pay on every render (seen in W1's profile).
+ */
+const timeFormats = new Map<boolean, Intl.DateTimeFormat>();
+const dayFormats = new Map<boolean, Intl.DateTimeFormat>();
+let fullFormat: Intl.DateTimeFormat | null = null;
+const collator = new Intl.Collator(undefined, { sensitivity: 'base', numeric: true });
+
+/** Names in the reader's language order (channels, people). */
+export const compareNames = (a: string, b: string) => collator.compare(a, b);
+
 export function formatTime(seconds: number, twentyFour: boolean): string {
-  const d = new Date(seconds * 1000);
-  return d.toLocaleTimeString([], { hour: 'numeric', minute: '2-digit', hour12: !twentyFour });
+  let f = timeFormats.get(twentyFour);
+  if (!f) timeFormats.set(twentyFour, (f = new Intl.DateTimeFormat([], { hour: 'numeric', minute: '2-digit', hour12: !twentyFour })));
+  return f.format(seconds * 1000);
 }
 
+export function formatFull(seconds: number): string {
+  fullFormat ??= new Intl.DateTimeFormat([], { dateStyle: 'full', timeStyle: 'medium' });
+  return fullFormat.format(seconds * 1000);
+}
+
+/** The day a message was sent, as its recipient bar names it ("Today", "Tue, Mar 4"). */
 export function formatDay(seconds: number): string {
+  const day = Math.floor((seconds * 1000 - new Date(seconds * 1000).getTimezoneOffset() * 60_000) / 86_400_000);
+  const cached = dayNames.get(day);
+  if (cached !== undefined) return cached;
   const d = new Date(seconds * 1000);
   const today = new Date();
-  if (d.toDateString() === today.toDateString()) return 'Today';
-  return d.toLocaleDateString([], { weekday: 'short', month: 'short', day: 'numeric', year: d.getFullYear() === today.getFullYear() ? undefined : 'numeric' });
+  let text: string;
+  if (d.toDateString() === today.toDateString()) text = 'Today';
+  else {
+    const thisYear = d.getFullYear() === today.getFullYear();
+    let f = dayFormats.get(thisYear);
+    if (!f) dayFormats.set(thisYear, (f = new Intl.DateTimeFormat([], { weekday: 'short', month: 'short', day: 'numeric', year: thisYear ? undefined : 'numeric' })));
+    text = f.format(d);
+    // "Today" changes at midnight; other days' names do not.
+    dayNames.set(day, text);
+  }
+  return text;
 }
+
+const dayNames = new Map<number, string>();
 
 /** A Unicode emoji from its code ("1f44d", "1f468-200d-1f4bb"). */
 export function emojiChar(code: string): string {
@@ -116,4 +151,20 @@ export function parseSearch(store: Store, text: string): Narrow {
   }
   if (words.length) terms.push({ operator: 'search', operand: words.join(' ') });
   return Narrow.of(terms);
+}
+
+/**
+ * A component drawn again only when `same` says its props changed (preact/compat's memo, without
+ * the compat layer's other patches to Preact).
+ */
+export function memo<P extends object>(render: FunctionComponent<P>, same: (a: P, b: P) => boolean): ComponentType<P> {
+  class Memo extends Component<P> {
+    shouldComponentUpdate(next: P): boolean {
+      return !same(this.props as P, next);
+    }
+    render(props: P) {
+      return h(render, props);
+    }
+  }
+  return Memo as unknown as ComponentType<P>;
 }

@@ -129,6 +129,21 @@ t.test('browser sessions', async (t) => {
     t.equal(out.headers.location, '/login/', 'to the login page');
     t.equal(jar.cookies.size, 0, 'both cookies cleared');
     t.equal((await json(ts, stolen, 'GET', '/users/me')).status, 401, 'a copy of the old cookie no longer works');
+
+    // `/` checks the session itself: a dead cookie goes to the login page without the app.
+    const live = await logIn(ts, 'bob@example.com', 'bob-password-1');
+    const app = await browse(ts, 'GET', '/', { jar: live });
+    t.equal(app.status, 200, '/ with a live session: the app');
+    t.match(app.text, /src="\/static\/web\/app-/, 'its page, naming its script');
+    const dead = await browse(ts, 'GET', '/', { jar: stolen });
+    t.equal(dead.status, 302, '/ with the logged-out cookie: a redirect');
+    t.equal(dead.headers.location, '/login/', 'to the login page');
+    t.equal(dead.text, '', 'with nothing of the app');
+    t.ok(dead.setCookies.some((c) => /^sessionid=;.*Max-Age=0/.test(c)), 'and the dead cookie cleared');
+    const made = new Jar();
+    made.cookies.set('sessionid', `${alice.userId}.${'A'.repeat(43)}`);
+    t.equal((await browse(ts, 'GET', '/', { jar: made })).headers.location, '/login/', 'a made-up cookie too');
+    t.equal((await browse(ts, 'GET', '/')).headers.location, '/login/', 'and no cookie');
   });
 
   t.test('a password change ends the other sessions, not its own', async (t) => {
