@@ -112,7 +112,7 @@ t.test('a failed commit is repaired at the cost of its rows, whatever the realm\
     ['a send', () => s.call(member, 'messages.send', { type: 'stream', to: 'general', topic: 't', content: 'lost' })],
     ['a new channel', () => s.call(member, 'subscriptions.add', { subscriptions: [{ name: 'never made' }] })],
     ['leaving a channel', () => s.call(member, 'subscriptions.remove', { subscriptions: ['general'] })],
-    ['a settings change', () => s.call(member, 'settings.update', { full_name: 'Renamed', enter_sends: true })],
+    ['a settings change', () => s.call(member, 'settings.update', { full_name: 'Renamed', enter_sends: false })],
     ['a mute', () => s.call(member, 'muting.mute', { muted_user_id: other.id })],
     ['alert words', () => s.call(member, 'alertWords.add', { alert_words: ['lost'] })],
     ['a status', () => s.call(member, 'userStatus.updateOwn', { status_text: 'away' })],

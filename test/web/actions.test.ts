@@ -190,7 +190,7 @@ t.test('message actions and the compose box', { skip: browserMissing }, async (t
     t.match(decodeURIComponent(page.url()), /#narrow\/channel\/1-general\/topic\/listed$/, 'opened in its conversation');
     t.equal(await page.inputValue('#compose-box'), 'A draft about the list', 'with the compose box holding it');
     t.equal(await page.inputValue('#compose-topic'), 'listed', 'aimed at its topic');
-    await page.keyboard.press('Control+Enter');
+    await page.keyboard.press('Enter');
     await messageWith(page, 'A draft about the list');
     for (let i = 0; i < 40 && (await asAlice('GET', '/drafts')).body.drafts.length > 0; i++) await page.waitForTimeout(250);
     t.same((await asAlice('GET', '/drafts')).body.drafts, [], 'sent, it leaves the list');
@@ -199,12 +199,25 @@ t.test('message actions and the compose box', { skip: browserMissing }, async (t
 
   t.test('which key sends: shown beside Send, switched in one click', async (t) => {
     const enterSends = async () => (await asAlice('POST', '/register', { params: { fetch_event_types: ['user_settings'], event_types: ['message'] } })).body.user_settings.enter_sends;
-    t.equal(await enterSends(), false, 'the reference’s default: Enter does not send');
-    t.match(await page.textContent('#send-hint'), /^Ctrl\+Enter to send$/, 'the compose box says Ctrl+Enter sends');
+    t.equal(await enterSends(), true, "a new organization's default: Enter sends");
+    t.match(await page.textContent('#send-hint'), /^Enter to send$/, 'the compose box says Enter sends');
+    await page.fill('#compose-box', 'first');
+    await page.press('#compose-box', 'Shift+Enter');
+    await page.keyboard.type('second');
+    await page.press('#compose-box', 'Control+Enter');
+    await page.keyboard.type('third');
+    t.equal(await page.inputValue('#compose-box'), 'first\nsecond\nthird', 'Shift+Enter and Ctrl+Enter break lines');
+    await page.press('#compose-box', 'Enter');
+    await messageWith(page, 'third');
+    t.equal(await page.inputValue('#compose-box'), '', 'and Enter sends');
+
+    await page.click('#send-hint');
+    await page.waitForFunction(() => document.querySelector('#send-hint')?.textContent === 'Ctrl+Enter to send');
+    t.equal(await enterSends(), false, 'one click switched the person’s setting (the reference’s server default)');
     await page.fill('#compose-box', 'line one');
     await page.press('#compose-box', 'Enter');
     await page.keyboard.type('line two');
-    t.equal(await page.inputValue('#compose-box'), 'line one\nline two', 'Enter breaks a line');
+    t.equal(await page.inputValue('#compose-box'), 'line one\nline two', 'now Enter breaks a line');
     await page.press('#compose-box', 'Shift+Enter');
     await page.keyboard.type('line three');
     t.equal(await page.inputValue('#compose-box'), 'line one\nline two\nline three', 'and so does Shift+Enter');
@@ -212,23 +225,10 @@ t.test('message actions and the compose box', { skip: browserMissing }, async (t
     await messageWith(page, 'line three');
     t.pass('Ctrl+Enter sends');
 
-    await page.click('#send-hint');
-    await page.waitForFunction(() => document.querySelector('#send-hint')?.textContent === 'Enter to send');
-    t.equal(await enterSends(), true, 'one click switched the person’s setting');
-    await page.fill('#compose-box', 'first');
-    await page.press('#compose-box', 'Shift+Enter');
-    await page.keyboard.type('second');
-    await page.press('#compose-box', 'Control+Enter');
-    await page.keyboard.type('third');
-    t.equal(await page.inputValue('#compose-box'), 'first\nsecond\nthird', 'now Shift+Enter and Ctrl+Enter break lines');
-    await page.press('#compose-box', 'Enter');
-    await messageWith(page, 'third');
-    t.equal(await page.inputValue('#compose-box'), '', 'and Enter sends');
-
     await page.click('button[aria-label="Send options"]');
-    await page.click('.enter-choice:has-text("Ctrl+Enter to send") input');
-    await page.waitForFunction(() => document.querySelector('#send-hint')?.textContent === 'Ctrl+Enter to send');
-    t.equal(await enterSends(), false, 'the send options switch it back');
+    await page.click('.enter-choice:has-text("Enter to send") >> nth=0 >> input');
+    await page.waitForFunction(() => document.querySelector('#send-hint')?.textContent === 'Enter to send');
+    t.equal(await enterSends(), true, 'the send options switch it back');
   });
 
   t.test('edit history, as the organization allows it', async (t) => {

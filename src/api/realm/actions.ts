@@ -53,6 +53,11 @@ export async function doCreateRealm(shard: Shard, spec: NewRealm): Promise<Creat
     dateCreated: now,
     deactivated: false,
     settings: defaultRealmSettings(groupId),
+    // A new organization's people start with Enter sending and Shift+Enter breaking a line, as
+    // the web app's brief asks and as chat habits expect; the reference's server-wide default
+    // (Ctrl+Enter sends) stays the API's, and an administrator changes this organization's
+    // through PATCH /realm/user_settings_defaults (each person in their settings).
+    userSettingsDefaults: { enter_sends: true },
   };
   const state = new RealmState(realm);
   checkCreateUser(state, ownerSpec);

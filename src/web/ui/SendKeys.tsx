@@ -4,8 +4,9 @@ import type { Store } from '../store/store.js';
 
 /**
  * Which key sends, as the reference's compose box shows and switches it (its help page
- * "Configure send message keys"): by default Enter breaks a line and Ctrl+Enter sends; with
- * enter_sends, Enter sends and Ctrl+Enter breaks a line; Shift+Enter always breaks a line.
+ * "Configure send message keys"): with enter_sends (a new organization's default here), Enter
+ * sends and Ctrl+Enter breaks a line; without it, Enter breaks a line and Ctrl+Enter sends;
+ * Shift+Enter always breaks a line.
  * The hint beside Send names the sending key and switches to the other in one click; the send
  * options menu offers the same choice as the reference's two radio buttons. The setting is the
  * person's (PATCH /settings), so every device of theirs follows it.

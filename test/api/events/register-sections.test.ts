@@ -61,7 +61,7 @@ t.test('POST /register: sections and their selection', async (t) => {
   t.test('POST /register: the legacy flat settings go only to clients without user_settings_object', async (t) => {
     const types = ['update_display_settings', 'update_global_notifications', 'user_settings'];
     const legacy = await register({ fetch_event_types: types });
-    t.equal(legacy.enter_sends, false, 'enter_sends flat');
+    t.equal(legacy.enter_sends, true, 'enter_sends flat (a new organization\'s default)');
     t.equal(legacy.emojiset, 'google', 'emojiset flat');
     t.equal(legacy.notification_sound, 'zulip', 'notification_sound flat');
     t.ok(Array.isArray(legacy.available_notification_sounds), 'the sound list flat');
@@ -70,14 +70,14 @@ t.test('POST /register: sections and their selection', async (t) => {
     const modern = await register({ fetch_event_types: types, client_capabilities: { user_settings_object: true } });
     t.notOk('enter_sends' in modern, 'no flat keys with the capability');
     t.notOk('notification_sound' in modern, 'no flat notification keys with the capability');
-    t.equal(modern.user_settings.enter_sends, false, 'the object holds them');
+    t.equal(modern.user_settings.enter_sends, true, 'the object holds them');
   });
 
   t.test('POST /register: user_settings and realm_user_settings_defaults carry the reference defaults', async (t) => {
     const body = await register({ fetch_event_types: ['user_settings', 'realm_user_settings_defaults'] });
     const s = body.user_settings;
     t.match(s, {
-      twenty_four_hour_time: false, web_home_view: 'inbox', color_scheme: 1, emojiset: 'google', default_language: 'en', enter_sends: false,
+      twenty_four_hour_time: false, web_home_view: 'inbox', color_scheme: 1, emojiset: 'google', default_language: 'en', enter_sends: true,
       presence_enabled: true, send_private_typing_notifications: true, receives_typing_notifications: true, email_address_visibility: 1,
       web_font_size_px: 16, web_line_height_percent: 140, timezone: '',
     }, 'the defaults of a new user');

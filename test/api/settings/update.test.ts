@@ -27,7 +27,7 @@ t.test('PATCH /settings', async (t) => {
       notification_sound: 'ding',
       email_notifications_batching_period_seconds: 600,
       enable_sounds: false,
-      enter_sends: true,
+      enter_sends: false,
       web_channel_default_view: 3,
       timezone: 'America/New_York',
     };

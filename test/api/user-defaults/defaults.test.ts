@@ -26,7 +26,7 @@ t.test('PATCH /realm/user_settings_defaults', async (t) => {
   t.test('the server\'s defaults at first', async (t) => {
     const d = await defaults();
     t.equal(d.color_scheme, 1, 'color_scheme');
-    t.equal(d.enter_sends, false, 'enter_sends');
+    t.equal(d.enter_sends, true, 'enter_sends: a new organization starts with Enter sending (src/api/realm/actions.ts)');
     t.equal(d.default_language, 'en', 'default_language');
     t.ok(Array.isArray(d.available_notification_sounds), 'with the sounds');
   });
