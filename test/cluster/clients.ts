@@ -87,6 +87,8 @@ export class Poller {
   doubled = 0;
   registrations = 0;
   badQueue = 0;
+  /** Why the loop stopped, if it stopped on its own (an answer it does not expect). */
+  failure: string | null = null;
   private running = true;
   private done: Promise<void> = Promise.resolve();
   /** Ends a parked poll at once when the client stops. */
@@ -101,6 +103,9 @@ export class Poller {
 
   start(): this {
     this.done = this.loop();
+    this.done.catch((err) => {
+      if (!this.abort.signal.aborted) this.failure = err instanceof Error ? err.message : String(err);
+    });
     return this;
   }
 

@@ -77,6 +77,12 @@ if (missing) {
     const pollers = people.slice(4, 7).map((p) => new Poller(proxy.port, hostOf('busy'), p, 'move test').start());
     // Clients of other organizations, on every node, all along.
     const others = ['org0', 'org1', 'org20', 'org21'].map((sub) => ({ sub, sender: new Sender(proxy.port, hostOf(sub), owners.get(sub)!, 'general', sub, 50).start(), poller: new Poller(proxy.port, hostOf(sub), owners.get(sub)!, 'general').start() }));
+    // A failed check must not leave clients retrying against stopped nodes (the run would then
+    // wait for tap's timeout): stopped, without waiting for a sender's request in flight.
+    t.teardown(() => {
+      for (const c of [...senders, ...others.map((o) => o.sender)]) c.running = false;
+      for (const p of [...pollers, ...others.map((o) => o.poller)]) void p.stop().catch(() => undefined);
+    });
     await waitFor('the busy senders to get going', () => senders.every((s) => s.acked.size >= 20), 120_000);
 
     // The move, while they run.
@@ -119,7 +125,11 @@ if (missing) {
 
     // Every client caught up.
     const all = new Set(acked.values());
-    await waitFor('the pollers to catch up', () => pollers.every((p) => [...all].every((id) => p.seen.has(id))), 120_000);
+    await waitFor('the pollers to catch up', () => {
+      const failed = pollers.find((p) => p.failure);
+      if (failed) throw new Error(`a poller stopped: ${failed.failure}`);
+      return pollers.every((p) => [...all].every((id) => p.seen.has(id)));
+    }, 120_000);
     t.pass(`every poller has every acknowledged message (${pollers.map((p) => `${p.registrations} registrations`).join(', ')})`);
     t.ok(pollers.every((p) => p.badQueue >= 1), 'each poller was told BAD_EVENT_QUEUE_ID by the old node and registered again');
     t.equal(pollers.reduce((n, p) => n + p.doubled, 0), 0, 'no queue delivered a message twice');
