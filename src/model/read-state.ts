@@ -129,11 +129,10 @@ export function writeBits(shard: StoreView, batch: WriteBatch, realm: RealmState
 
 /**
  * Sets or clears a flag (read included) for one user on one message. Returns whether anything
- * changed. Messages the user did not receive are read and historical by definition: setting read
+ * changed; `stored` is the message's stored bits, when the caller read many at once (setFlags). Messages the user did not receive are read and historical by definition: setting read
  * on them changes nothing, and other flags are stored with `historical` so they show as such.
  */
-export function setFlag(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, msg: MessageRecord, flag: FlagName, on: boolean): boolean {
-  const stored = storedBits(shard, realm, userId, msg.id);
+export function setFlag(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, msg: MessageRecord, flag: FlagName, on: boolean, stored = storedBits(shard, realm, userId, msg.id)): boolean {
   const isReceived = received(realm, userId, msg);
   let after = stored;
   if (flag === 'read') {
@@ -169,4 +168,15 @@ export function advanceReadMark(shard: StoreView, batch: WriteBatch, realm: Real
     mark = id;
   }
   if (mark !== readMark(realm, userId)) setReadMark(shard, batch, realm, userId, mark);
+}
+
+/**
+ * setFlag over many messages: their stored bits are one range read of the user's sparse rows
+ * (storedBitsOf) instead of a lookup each, which was a fifth of marking 5,000 messages read.
+ * Few messages keep the lookups: a range between two far-apart ids could hold many rows.
+ */
+export function setFlags(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, msgs: MessageRecord[], flag: FlagName, on: boolean): MessageRecord[] {
+  if (msgs.length < 64) return msgs.filter((msg) => setFlag(shard, batch, realm, userId, msg, flag, on));
+  const stored = storedBitsOf(shard, realm, userId, msgs);
+  return msgs.filter((msg) => setFlag(shard, batch, realm, userId, msg, flag, on, stored.get(msg.id) ?? 0));
 }

@@ -88,18 +88,18 @@ export class PendingWrites {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  set(db: Database, key: Key, value: unknown): { value: unknown } {
+  /** `k` is JSON.stringify(key), which a batch has already made for its own map. */
+  set(db: Database, key: Key, value: unknown, k = JSON.stringify(key)): { value: unknown } {
     this.cached.get(db)?.delete(key);
     let map = this.byDb.get(db);
     if (!map) this.byDb.set(db, (map = new Map()));
     const entry = { value };
-    map.set(JSON.stringify(key), entry);
+    map.set(k, entry);
     return entry;
   }
 
-  settle(db: Database, key: Key, entry: { value: unknown }): void {
+  settle(db: Database, key: Key, entry: { value: unknown }, k = JSON.stringify(key)): void {
     const map = this.byDb.get(db);
-    const k = JSON.stringify(key);
     if (map?.get(k) === entry) map.delete(k);
   }
 
@@ -179,7 +179,10 @@ export class WriteBatch {
   put(db: Database, key: Key, value: unknown): this {
     let table = this.ops.get(db);
     if (!table) this.ops.set(db, (table = new Map()));
-    table.set(JSON.stringify(key), { key, value, entry: this.pending.set(db, key, value) });
+    // The key's string is made once for both maps and kept for the settle: marking 5,000
+    // messages read writes 15,000 rows, and stringifying each key three times showed in profiles.
+    const k = JSON.stringify(key);
+    table.set(k, { key, value, entry: this.pending.set(db, key, value, k) });
     this.count++;
     return this;
   }
@@ -193,7 +196,7 @@ export class WriteBatch {
    * stop being visible to reads. In-memory state the action changed is not undone.
    */
   discard(): void {
-    for (const [db, table] of this.ops) for (const { key, entry } of table.values()) this.pending.settle(db, key, entry);
+    for (const [db, table] of this.ops) for (const [k, { key, entry }] of table) this.pending.settle(db, key, entry, k);
     this.ops = new Map();
     this.count = 0;
     this.events = [];
@@ -233,7 +236,7 @@ export class WriteBatch {
       throw this.failed ? this.failed(err, [...ops].map(([db, table]) => [db, [...table.values()].map((op) => op.key)])) : err;
     } finally {
       this.timed?.((performance.now() - started) / 1000, ok);
-      for (const [db, table] of ops) for (const { key, entry } of table.values()) this.pending.settle(db, key, entry);
+      for (const [db, table] of ops) for (const [k, { key, entry }] of table) this.pending.settle(db, key, entry, k);
       ticket?.settle(ok);
       this.pending.end();
     }
