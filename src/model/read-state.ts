@@ -108,6 +108,9 @@ export function userFlags(shard: StoreView, realm: RealmState, userId: number, m
   return flagNames(flagBits(shard, realm, userId, msg, stored));
 }
 
+/** INDEXED_FLAGS as pairs once, not an array of them per row written. */
+const INDEXED = Object.entries(INDEXED_FLAGS);
+
 /** Replaces a user's stored bits for a message, keeping uflagIdx in step. */
 export function writeBits(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, msgId: number, before: number, after: number): void {
   if (before === after) return;
@@ -117,7 +120,7 @@ export function writeBits(shard: StoreView, batch: WriteBatch, realm: RealmState
   // The reverse index: who has a row for a message, so that deleting it finds them directly.
   if (before === 0) batch.put(shard.store.uflagUsers, [realm.id, msgId, userId], null);
   else if (after === 0) batch.del(shard.store.uflagUsers, [realm.id, msgId, userId]);
-  for (const [flag, mask] of Object.entries(INDEXED_FLAGS)) {
+  for (const [flag, mask] of INDEXED) {
     const had = (before & mask) !== 0;
     const has = (after & mask) !== 0;
     if (had === has) continue;
