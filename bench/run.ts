@@ -112,11 +112,6 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
       results.push(outcome);
     }
   };
-  if (!['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P7b', 'P8', 'P9', 'FAIR', 'SOAK'].some(want)) {
-    await cluster();
-    return results;
-  }
-
   const { serverEnv } = ownServerEnv();
   // CPU profiles of every server thread (main and shards), written when the server stops.
   const nodeArgs = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`] : [];
@@ -133,7 +128,13 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
     }
   }
   await step('W4', async () => firstLoadBytes());
-  if (!['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P7b', 'P8', 'P9', 'FAIR', 'SOAK'].some(want)) return results;
+  // Without a scenario of the own server (`--only W1`, `--only MOVE`, `--only IMP`), only the
+  // others: the web app's realm above, the cluster's nodes, the import.
+  if (!['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P7b', 'P8', 'P9', 'FAIR', 'SOAK'].some(want)) {
+    await cluster();
+    await step('IMP', () => importSpeed(sizes.bigMessages, log));
+    return results;
+  }
   const small = await OwnServer.create(seedSpec(sizes, sizes.smallMessages), serverEnv, log, nodeArgs);
   let smallRuns: Awaited<ReturnType<typeof common>>;
   try {

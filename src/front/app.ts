@@ -213,7 +213,8 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   // Unknown endpoints and wrong methods still answer in JSON.
   app.use(async (ctx: Context, next: Next) => {
     await next();
-    if (ctx.body != null) return;
+    // A 304 (a browser revalidating the app's page or a file it holds) has no body by design.
+    if (ctx.body != null || ctx.status === 304) return;
     const prefix = /^\/(api\/v1|json)\//.exec(ctx.path)?.[0];
     const methods = prefix ? methodsAt(ctx.path.slice(prefix.length - 1)) : [];
     if (methods.length > 0 && ctx.method === 'OPTIONS') {

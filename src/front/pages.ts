@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { htmlPage } from '../api/html-page.js';
+import { LOGIN_MESSAGES } from '../api/sessions/messages.js';
 import { clientAddress } from './client-address.js';
 import type { AddressGuard, Admission } from './guard.js';
 import { noteRoute, noteUser } from './request-log.js';
@@ -117,8 +118,16 @@ export function pageRouter(realmFor: (host: string) => DirectoryEntry, pool: Sha
         }
         const address = clientAddress(ctx.req);
         const admission = ctx.state.admission as Admission | undefined;
-        // The login form: a name nobody has counts against the address (front/guard.ts).
-        const loggedIn = route.login ? guard.login(address) : null;
+        // The login form: a name nobody has counts against the address (front/guard.ts); over
+        // that limit the form says what the shard's per-name limit says.
+        let loggedIn: ((reply: Reply) => void) | null = null;
+        try {
+          if (route.login) loggedIn = guard.login(address);
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.code !== 'RATE_LIMIT_HIT') throw err;
+          const seconds = Math.ceil(Number(err.data['retry-after'] ?? 1));
+          return sendPage(ctx, errorPage(429, 'Too many attempts', LOGIN_MESSAGES.rateLimited(seconds), err.headers));
+        }
         const reply = await pool.request(realm.shard, {
           kind: 'request',
           op: route.op,

@@ -28,6 +28,11 @@ t.test('web app assets', async (t) => {
   t.equal(page.headers['x-frame-options'], 'DENY', 'and X-Frame-Options for older browsers');
   t.equal(page.headers['cache-control'], 'no-cache', 'the page itself is revalidated');
   t.notMatch(page.text, /<script>|<script [^>]*>[^<]/, 'no inline script in the page');
+  // A browser opening the app again (a reload, a second tab) revalidates the page it holds.
+  const revalidated = await browse(ts, 'GET', '/', { jar, headers: { 'if-none-match': String(page.headers.etag) } });
+  t.equal(revalidated.status, 304, 'the page revalidated with a session: 304, not a 404');
+  const noSession = await browse(ts, 'GET', '/', { headers: { 'if-none-match': String(page.headers.etag) } });
+  t.equal(noSession.status, 302, 'without a session the same request is sent to log in');
 
   const js = /src="(\/static\/web\/app-[0-9A-Z]{8}\.js)"/.exec(page.text)?.[1];
   const css = /href="(\/static\/web\/app-[0-9A-Z]{8}\.css)"/.exec(page.text)?.[1];

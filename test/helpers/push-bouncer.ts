@@ -37,6 +37,8 @@ export interface StandInBouncer {
   failNext(n: number, status?: number): void;
   /** Whether the service pushes for registered servers (false: PUSH_NOTIFICATIONS_DISALLOWED). */
   canPush: boolean;
+  /** While set, answers wait for it (a request is recorded at once): a notification on its way. */
+  holdAnswers: Promise<unknown> | null;
   servers: Map<string, { key: string; hostname: string; contactEmail: string; deactivated: boolean }>;
   realms: Map<string, { server: string; id: number; name: string }>;
   devices: Device[];
@@ -112,6 +114,7 @@ export async function startStandInBouncer(t: { teardown(fn: () => unknown): void
     url: '',
     requests: [],
     canPush: true,
+    holdAnswers: null,
     servers: new Map(),
     realms: new Map(),
     devices: [],
@@ -333,6 +336,7 @@ export async function startStandInBouncer(t: { teardown(fn: () => unknown): void
     record.answer = answer;
     b.requests.push(record);
     for (const wake of waiters.splice(0)) wake();
+    if (b.holdAnswers) await b.holdAnswers;
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(answer));
   };

@@ -2,6 +2,7 @@ import { htmlPage as page } from '../html-page.js';
 import type { Reply } from '../operation.js';
 import { escapeAll as h } from '../../markdown/preprocess.js';
 import type { RealmState } from '../../model/realm-state.js';
+import { LOGIN_MESSAGES } from './messages.js';
 
 /**
  * The login, logout and sign-up pages, in the frame of html-page.ts (no script: the web app
@@ -9,12 +10,7 @@ import type { RealmState } from '../../model/realm-state.js';
  * OurAuthenticationForm, templates/zerver/deactivated.html).
  */
 
-export const LOGIN_MESSAGES = {
-  invalid: 'Incorrect email or password.',
-  deactivatedUser: (email: string) => `Your account ${email} has been deactivated. Please contact your organization administrator to reactivate it.`,
-  rateLimited: (seconds: number) =>
-    `You're making too many attempts to sign in. Try again in ${seconds} seconds or contact your organization administrator for help.`,
-};
+export { LOGIN_MESSAGES };
 
 export interface LoginForm {
   email?: string;

@@ -145,6 +145,26 @@ t.test('mobile push notifications', async (t) => {
     t.match(deleted.json.gcm_payload, { event: 'remove', zulip_message_ids: String(gone) }, 'its notification goes too');
   });
 
+  await t.test('removed after an edit made while the notification was on its way', async (t) => {
+    // The edit finds no mark to clear (the service has not answered yet): the job must see
+    // the mention gone once it has, and remove what it sent.
+    const before = notifies().length;
+    let release = () => {};
+    bouncer.holdAnswers = new Promise<void>((resolve) => (release = resolve));
+    try {
+      const id = await w.post(ts.owner, 'pushed', 'edits', '@**Pia Phone** one more thing');
+      await bouncer.waitFor('push/notify', before + 1);
+      t.equal((await ts.request('PATCH', `/messages/${id}`, { params: { content: 'forget it' } })).status, 200, 'the mention edited away while the service holds its answer');
+      bouncer.holdAnswers = null;
+      release();
+      const [removal] = (await bouncer.waitFor('push/notify', before + 2)).slice(before + 1);
+      t.match(removal.json.gcm_payload, { event: 'remove', zulip_message_ids: String(id) }, 'the notification goes once the service has answered');
+    } finally {
+      bouncer.holdAnswers = null;
+      release();
+    }
+  });
+
   await t.test('a test notification', async (t) => {
     t.equal((await asPia('POST', '/mobile_push/test_notification', { params: { token: apnsToken } })).status, 200, 'Pia tests her iPhone');
     const [test] = bouncer.to('push/test_notification');

@@ -62,4 +62,12 @@ t.test('password logins for unknown usernames count against the address', async 
   t.ok(refused.body['retry-after'] > 0, 'with retry-after');
   const right = await login(ts.owner.email, ts.owner.password);
   t.equal(right.status, 429, 'the address is refused logins until the window passes');
+  const page = await fetch(`http://127.0.0.1:${ts.port}/login/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: `http://127.0.0.1:${ts.port}` },
+    body: new URLSearchParams({ username: 'nobody-at-all@example.com', password: 'guess' }),
+  });
+  t.equal(page.status, 429, 'the login page too');
+  t.match(await page.text(), /making too many attempts to sign in\. Try again in \d+ seconds or contact your organization administrator for help\./, "in the reference's words for a login over its limit");
+  t.ok(Number(page.headers.get('retry-after')) > 0, 'with Retry-After');
 });

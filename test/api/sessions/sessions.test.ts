@@ -17,6 +17,9 @@ t.test('browser sessions', async (t) => {
   const origin = `http://${host}`;
   const alice = await createUser(ts, 'alice@example.com', 'Alice', 'alice-password-1');
   await createUser(ts, 'bob@example.com', 'Bob', 'bob-password-1');
+  // Carol's attempts meet the per-account limit; names nobody has would meet the address's
+  // (test/api/server/address-limits.test.ts), which would refuse this address's later logins.
+  await createUser(ts, 'carol@example.com', 'Carol', 'carol-password-1');
 
   t.test('the pages a newcomer opens', async (t) => {
     const home = await browse(ts, 'GET', '/');

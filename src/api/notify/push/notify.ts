@@ -1,7 +1,7 @@
 import { pushConfig } from '../../../config.js';
 import { log } from '../../../lib/log.js';
-import { ACTIVE_PUSH, FLAG } from '../../../model/message.js';
-import type { Trigger } from '../../../model/notifications.js';
+import { ACTIVE_PUSH, FLAG, INDEXED_FLAGS } from '../../../model/message.js';
+import { MENTION_TRIGGERS, type Trigger } from '../../../model/notifications.js';
 import { flagBits, storedBits, writeBits } from '../../../model/read-state.js';
 import type { RealmState } from '../../../model/realm-state.js';
 import type { DeviceRecord, UserRecord } from '../../../model/types.js';
@@ -152,9 +152,11 @@ defineJobKind<PushJob>('pushNotify', {
     } catch (err) {
       return failed(run, realm, err, 'the notification');
     }
-    // Read or deleted while the request was out: the notification goes again at once.
+    // Read, deleted, or its mention edited away while the request was out (the edit found no
+    // mark to clear, triggers.ts afterContentEdit): the notification goes again at once.
     const stored = storedBits(shard, realm, user.id, msg.id);
-    if (!getMessage(shard, realm, msg.id) || flagBits(shard, realm, user.id, msg, stored) & FLAG.read) return scheduleRemoval(shard, batch, realm, user.id, [msg.id]);
+    const mentionGone = MENTION_TRIGGERS.has(job.data.trigger) && !(stored & INDEXED_FLAGS.mentioned);
+    if (!getMessage(shard, realm, msg.id) || flagBits(shard, realm, user.id, msg, stored) & FLAG.read || mentionGone) return scheduleRemoval(shard, batch, realm, user.id, [msg.id]);
     writeBits(shard, batch, realm, user.id, msg.id, stored, stored | ACTIVE_PUSH);
     await batch.commit();
     // A deletion whose transaction started while this one was in flight found no mark in the
