@@ -108,6 +108,9 @@ export function userFlags(shard: StoreView, realm: RealmState, userId: number, m
   return flagNames(flagBits(shard, realm, userId, msg, stored));
 }
 
+/** INDEXED_FLAGS as pairs once, not an array of them per row written. */
+const INDEXED = Object.entries(INDEXED_FLAGS);
+
 /** Replaces a user's stored bits for a message, keeping uflagIdx in step. */
 export function writeBits(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, msgId: number, before: number, after: number): void {
   if (before === after) return;
@@ -117,7 +120,7 @@ export function writeBits(shard: StoreView, batch: WriteBatch, realm: RealmState
   // The reverse index: who has a row for a message, so that deleting it finds them directly.
   if (before === 0) batch.put(shard.store.uflagUsers, [realm.id, msgId, userId], null);
   else if (after === 0) batch.del(shard.store.uflagUsers, [realm.id, msgId, userId]);
-  for (const [flag, mask] of Object.entries(INDEXED_FLAGS)) {
+  for (const [flag, mask] of INDEXED) {
     const had = (before & mask) !== 0;
     const has = (after & mask) !== 0;
     if (had === has) continue;
@@ -129,11 +132,10 @@ export function writeBits(shard: StoreView, batch: WriteBatch, realm: RealmState
 
 /**
  * Sets or clears a flag (read included) for one user on one message. Returns whether anything
- * changed. Messages the user did not receive are read and historical by definition: setting read
+ * changed; `stored` is the message's stored bits, when the caller read many at once (setFlags). Messages the user did not receive are read and historical by definition: setting read
  * on them changes nothing, and other flags are stored with `historical` so they show as such.
  */
-export function setFlag(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, msg: MessageRecord, flag: FlagName, on: boolean): boolean {
-  const stored = storedBits(shard, realm, userId, msg.id);
+export function setFlag(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, msg: MessageRecord, flag: FlagName, on: boolean, stored = storedBits(shard, realm, userId, msg.id)): boolean {
   const isReceived = received(realm, userId, msg);
   let after = stored;
   if (flag === 'read') {
@@ -169,4 +171,15 @@ export function advanceReadMark(shard: StoreView, batch: WriteBatch, realm: Real
     mark = id;
   }
   if (mark !== readMark(realm, userId)) setReadMark(shard, batch, realm, userId, mark);
+}
+
+/**
+ * setFlag over many messages: their stored bits are one range read of the user's sparse rows
+ * (storedBitsOf) instead of a lookup each, which was a fifth of marking 5,000 messages read.
+ * Few messages keep the lookups: a range between two far-apart ids could hold many rows.
+ */
+export function setFlags(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, msgs: MessageRecord[], flag: FlagName, on: boolean): MessageRecord[] {
+  if (msgs.length < 64) return msgs.filter((msg) => setFlag(shard, batch, realm, userId, msg, flag, on));
+  const stored = storedBitsOf(shard, realm, userId, msgs);
+  return msgs.filter((msg) => setFlag(shard, batch, realm, userId, msg, flag, on, stored.get(msg.id) ?? 0));
 }

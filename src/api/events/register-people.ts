@@ -38,7 +38,7 @@ export function realmUserSection(shard: Shard, realm: RealmState, self: UserReco
   } else {
     let built: PeopleLists | undefined;
     const lists = () => (built ??= peopleLists(realm, () => true, clientGravatar, false));
-    const cached = (name: keyof PeopleLists) => new RawJson(realm.cachedUsersJson(`${name}:${clientGravatar}`, () => lists()[name]));
+    const cached = (name: keyof PeopleLists) => RawJson.of(realm.cachedUsersJson(`${name}:${clientGravatar}`, () => lists()[name]));
     people = { realm_users: cached('realm_users'), realm_non_active_users: cached('realm_non_active_users'), cross_realm_bots: cached('cross_realm_bots') };
   }
   const can = (setting: string) => userHasRealmPermission(realm, self, setting);

@@ -1,6 +1,6 @@
 import { badRequest } from '../../lib/errors.js';
 import { FLAG, READ_FLIP, type FlagName, type MessageRecord } from '../../model/message.js';
-import { advanceReadMark, readMark, setFlag, setReadMark, storedBits, writeBits } from '../../model/read-state.js';
+import { advanceReadMark, readMark, setFlags, setReadMark, storedBits, writeBits } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
@@ -93,7 +93,7 @@ export async function doUpdateFlags(shard: Shard, realm: RealmState, user: UserR
   }
 
   const batch = shard.batch();
-  const changed = targets.filter((msg) => setFlag(shard, batch, realm, user.id, msg, flag, adding));
+  const changed = setFlags(shard, batch, realm, user.id, targets, flag, adding);
   if (flag === 'read' && adding && changed.length > 0) settleReadMark(shard, batch, realm, user.id);
   const event: Record<string, unknown> = { type: 'update_message_flags', op: adding ? 'add' : 'remove', operation: adding ? 'add' : 'remove', flag, messages: changed.map((m) => m.id), all: false };
   if (flag === 'read' && !adding) event.message_details = unreadDetails(shard, realm, user, changed);
@@ -137,7 +137,7 @@ export async function doMarkChannelAsRead(shard: Shard, realm: RealmState, user:
   const unread = await collect(shard, realm, plan, { min: 0, max: Number.MAX_SAFE_INTEGER, reverse: false, limit: Infinity }, user);
   if (unread.length === 0) return 0;
   const batch = shard.batch();
-  const changed = unread.filter((msg) => setFlag(shard, batch, realm, user.id, msg, 'read', true));
+  const changed = setFlags(shard, batch, realm, user.id, unread, 'read', true);
   settleReadMark(shard, batch, realm, user.id);
   batch.emit(realm.id, readEvent(changed.map((m) => m.id), false), [user.id]);
   await batch.commit();

@@ -1,5 +1,5 @@
 import { dmKey, EMPTY_TOPIC_DISPLAY_NAME, type MessageRecord } from '../../model/message.js';
-import { userFlags } from '../../model/read-state.js';
+import { flagBits, flagNames, userFlags } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
 import type { RealmRecord, UserRecord } from '../../model/types.js';
@@ -106,9 +106,14 @@ export function messageView(shard: Shard, realm: RealmState, viewer: UserRecord,
 interface CachedView {
   /** The realm record it was made under: linkifiers and settings replace the record. */
   realm: RealmRecord;
-  /** Sender and channel fields shown in the view, which change in place. */
-  stamp: string;
-  json: string;
+  /** Sender and channel fields shown in the view, which change in place: compared one by one. */
+  fullName: string | undefined;
+  email: string | undefined;
+  avatar: string | undefined;
+  avatarVersion: number | undefined;
+  channel: string | undefined;
+  /** The view's JSON without its closing brace, followed by `,"flags":`. */
+  head: string;
 }
 
 /**
@@ -119,24 +124,53 @@ interface CachedView {
  */
 const viewCache = new WeakMap<MessageRecord, (CachedView | undefined)[]>();
 
-function viewStamp(realm: RealmState, msg: MessageRecord): string {
-  const sender = realm.users.get(msg.senderId);
-  const stream = realm.streams.get(msg.streamId!);
-  return `${sender?.fullName}\u0000${sender?.email}\u0000${sender?.avatarSource}${sender?.avatarVersion}\u0000${stream?.name}`;
+/**
+ * The JSON of each flag set, by its bits: a page has a handful of distinct sets (read, read and
+ * starred...), and naming and serialising them per message showed in P5's profile. Cleared when
+ * it grows past what any realm's mix of flags makes.
+ */
+const flagsJson = new Map<number, string>();
+
+function flagsJsonOf(bits: number): string {
+  let json = flagsJson.get(bits);
+  if (json === undefined) {
+    if (flagsJson.size >= 1024) flagsJson.clear();
+    flagsJson.set(bits, (json = JSON.stringify(flagNames(bits))));
+  }
+  return json;
 }
 
 /** messageWithFlags, serialised. */
 export function messageJsonWithFlags(shard: Shard, realm: RealmState, viewer: UserRecord, msg: MessageRecord, opts: MessageViewOptions, stored?: number): string {
   if (msg.kind !== 'stream') return JSON.stringify(messageWithFlags(shard, realm, viewer, msg, opts));
   const slot = (opts.applyMarkdown ? 1 : 0) | (opts.clientGravatar ? 2 : 0) | (opts.allowEmptyTopicName ? 4 : 0);
-  const stamp = viewStamp(realm, msg);
+  const sender = realm.users.get(msg.senderId);
+  const channel = realm.streams.get(msg.streamId!)?.name;
   let slots = viewCache.get(msg);
   if (!slots) viewCache.set(msg, (slots = []));
   let cached = slots[slot];
-  if (!cached || cached.realm !== realm.realm || cached.stamp !== stamp) {
-    cached = slots[slot] = { realm: realm.realm, stamp, json: JSON.stringify(messageView(shard, realm, viewer, msg, opts)) };
+  // Field by field rather than a stamp string made per message: no allocation on a hit.
+  if (
+    !cached ||
+    cached.realm !== realm.realm ||
+    cached.fullName !== sender?.fullName ||
+    cached.email !== sender?.email ||
+    cached.avatar !== sender?.avatarSource ||
+    cached.avatarVersion !== sender?.avatarVersion ||
+    cached.channel !== channel
+  ) {
+    const json = JSON.stringify(messageView(shard, realm, viewer, msg, opts));
+    cached = slots[slot] = {
+      realm: realm.realm,
+      fullName: sender?.fullName,
+      email: sender?.email,
+      avatar: sender?.avatarSource,
+      avatarVersion: sender?.avatarVersion,
+      channel,
+      head: `${json.slice(0, -1)},"flags":`,
+    };
   }
-  return `${cached.json.slice(0, -1)},"flags":${JSON.stringify(userFlags(shard, realm, viewer.id, msg, stored))}}`;
+  return `${cached.head}${flagsJsonOf(flagBits(shard, realm, viewer.id, msg, stored))}}`;
 }
 
 /** The view with the viewer's flags, as GET /messages and GET /messages/{id} return it. */
