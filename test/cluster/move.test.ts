@@ -80,7 +80,7 @@ if (missing) {
     // A failed check must not leave clients retrying against stopped nodes (the run would then
     // wait for tap's timeout): stopped, without waiting for a sender's request in flight.
     t.teardown(() => {
-      for (const c of [...senders, ...others.map((o) => o.sender)]) c.running = false;
+      for (const c of [...senders, ...others.map((o) => o.sender)]) void c.stop().catch(() => undefined);
       for (const p of [...pollers, ...others.map((o) => o.poller)]) void p.stop().catch(() => undefined);
     });
     await waitFor('the busy senders to get going', () => senders.every((s) => s.acked.size >= 20), 120_000);
