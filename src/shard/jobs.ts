@@ -140,6 +140,11 @@ export class Jobs {
   start(): void {
     if (this.started) return;
     this.started = true;
+    // The refill first: it sets the horizon, under which a hook's new job is armed as it is
+    // scheduled. Before it, a hook's job (the digest round) went unarmed, and the refill, run
+    // before the hook's transaction committed, did not see it either: it waited a whole
+    // REFILL_MS, a minute after every start.
+    this.refill();
     for (const hook of startHooks) {
       try {
         hook(this, this.shard);
@@ -147,7 +152,6 @@ export class Jobs {
         log.error({ err }, 'job start hook failed');
       }
     }
-    this.refill();
   }
 
   /**

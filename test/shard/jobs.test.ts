@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { loadConfig, resolveConfig } from '../../src/config.js';
-import { defineJobKind, jobsOf, REFILL_MS, SCAN_LIMIT, WINDOW_MS, type JobRun } from '../../src/shard/jobs.js';
+import { defineJobKind, jobsOf, REFILL_MS, SCAN_LIMIT, startHooks, WINDOW_MS, type JobRun } from '../../src/shard/jobs.js';
 import { Shard } from '../../src/shard/shard.js';
 import { shardPath } from '../../src/store/shard-store.js';
 
@@ -132,6 +132,25 @@ t.beforeEach(() => {
   ran.length = 0;
   // On a whole second, as the wheel's ticks are: a job due at T runs at the tick of T.
   clock = Math.ceil(Date.now() / 1000) * 1000;
+});
+
+t.test('a job a start hook schedules runs when due, not at the next refill', async (t) => {
+  // As the digest round is scheduled (api/notify/digest.ts): at start, due a little later.
+  const hook = (jobs: ReturnType<typeof jobsOf>, shard: Shard) => {
+    if (jobs.get('hooked')) return;
+    const batch = shard.batch();
+    jobs.schedule(batch, { kind: 'test.effect', key: 'hooked', realmId: 1, due: clock + 2_000, data: {} });
+    void batch.commit();
+  };
+  startHooks.push(hook);
+  t.teardown(() => void startHooks.splice(startHooks.indexOf(hook), 1));
+  const shard = openShard(newDir());
+  t.teardown(() => shard.close());
+  await shard.store.env.flushed;
+  const due = clock + 2_000;
+  await advance(shard, due);
+  // Unarmed, it would wait for the refill REFILL_MS after the start.
+  t.same(ran, [{ key: 'hooked', at: due, attempts: 0 }], 'it ran at its due time, not at the next refill');
 });
 
 t.test('a job runs at its due time, not before, and leaves with its effect', async (t) => {
