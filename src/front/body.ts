@@ -179,6 +179,24 @@ function otherBodies(limits: BodyLimits) {
   } as unknown as bodyParser.Options);
 }
 
+/**
+ * An incoming webhook's body in a text type (`text/plain`, as some services send their JSON):
+ * kept as its raw text only (front/webhook.ts), since the reference reads a webhook's body as
+ * JSON whatever its content type. Other routes ignore such bodies, as before.
+ */
+function webhookText(limits: BodyLimits) {
+  return bodyParser({
+    enableTypes: ['text'],
+    textLimit: limits.bodyBytes,
+    extendTypes: { text: ['text/*'] },
+    onerror: (err: Error) => {
+      if ((err as { status?: number }).status === 413) throw bodyTooLarge(limits.bodyBytes);
+      throw new ApiError('Malformed request body');
+    },
+  } as unknown as bodyParser.Options);
+}
+const WEBHOOK_PATH = '/api/v1/external/';
+
 /** Parameter names starting with this are the front end's own (`__files`): clients cannot set them. */
 const INTERNAL = '__';
 
@@ -196,6 +214,7 @@ export function paramParser(uploadDir: string, limits: BodyLimits): Middleware {
   // Left by a crash mid-request: no request is in flight yet, so none of them is in use.
   rmSync(uploadDir, { recursive: true, force: true });
   const parseOther = otherBodies(limits);
+  const parseWebhookText = webhookText(limits);
   // Fields, plus the files (each at most the upload size, plus its part headers).
   const multipartLimit = limits.bodyBytes + MAX_FILES * (MAX_FILE_UPLOAD_BYTES + 65536);
   return async (ctx: Context, next: Next) => {
@@ -208,6 +227,7 @@ export function paramParser(uploadDir: string, limits: BodyLimits): Middleware {
         throw bodyTooLarge(multipart ? multipartLimit : limits.bodyBytes);
       }
       if (multipart) body = await parseMultipart(ctx, uploadDir, files, limits);
+      else if (ctx.path.startsWith(WEBHOOK_PATH) && ctx.is('text/*')) await parseWebhookText(ctx, async () => undefined);
       else {
         await parseOther(ctx, async () => undefined);
         const parsed = (ctx.request as { body?: unknown }).body;

@@ -47,6 +47,17 @@ t.test('incoming webhooks: GitHub, JSON', async (t) => {
     t.match(msg.content, /^baxterthehacker opened \[issue #2 Spelling error in the README file\]\(https:\/\/github.com\/baxterthehacker\/public-repo\/issues\/2\):/, 'title in the link');
   });
 
+  t.test('a JSON body sent as text/plain is read, as the reference reads any body', async (t) => {
+    const res = await postWebhook(ts, 'github', { api_key: key, stream: 'github', topic: 'as text' }, fixture('github', 'issues'), { 'X-GitHub-Event': 'issues', 'content-type': 'text/plain; charset=utf-8' });
+    t.same(res.body, { result: 'success', msg: '' }, 'accepted');
+    const msg = await lastMessage(ts, narrow('github', 'as text'));
+    t.match(msg?.content, /^baxterthehacker opened \[issue #2 Spelling error in the README file\]/, 'and posted');
+    const elsewhere = await fetch(`http://127.0.0.1:${ts.port}/api/v1/users/me`, { method: 'GET', headers: { authorization: `Basic ${Buffer.from(`${ts.owner.email}:${ts.owner.apiKey}`).toString('base64')}` } });
+    t.equal(elsewhere.status, 200, 'other routes are unchanged');
+    const textPost = await fetch(`http://127.0.0.1:${ts.port}/api/v1/messages`, { method: 'POST', body: 'not parameters', headers: { 'content-type': 'text/plain', authorization: `Basic ${Buffer.from(`${ts.owner.email}:${ts.owner.apiKey}`).toString('base64')}` } });
+    t.equal(textPost.status, 400, 'and an API route still ignores a text body (no parameters: 400)');
+  });
+
   t.test('GitHub: branches, only_events and exclude_events filter', async (t) => {
     const before = await lastMessage(ts, narrow('github'));
     const skipped = await postWebhook(ts, 'github', { api_key: key, stream: 'github', branches: 'master,main' }, fixture('github', 'push__1_commit'), { 'X-GitHub-Event': 'push' });
