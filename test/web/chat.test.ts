@@ -107,8 +107,12 @@ t.test('two people chatting in the web app', { skip: browserMissing }, async (t)
   });
 
   t.test('search with the narrow syntax highlights the matches', async (t) => {
-    await ts.as(bob)('POST', '/messages', { params: { type: 'stream', to: 'general', topic: 'menu', content: 'The pizza place is closed today' } });
+    // Typed first, then a message arrives (its event re-renders the page): the text must stay.
     await a.page.fill('#search', 'channel:general closed');
+    const unread = await channelCount(a.page, 'general');
+    await ts.as(bob)('POST', '/messages', { params: { type: 'stream', to: 'general', topic: 'menu', content: 'The pizza place is closed today' } });
+    for (let i = 0; i < 100 && (await channelCount(a.page, 'general')) === unread; i++) await a.page.waitForTimeout(100);
+    t.equal(await a.page.inputValue('#search'), 'channel:general closed', 'what was typed survives an arriving message');
     await a.page.press('#search', 'Enter');
     await a.page.waitForSelector('.feed .highlight');
     t.equal(await a.page.locator('.feed .highlight').first().textContent(), 'closed', 'the matched word is highlighted');

@@ -97,6 +97,14 @@ export function App({ conn, store }: { conn: Connection; store: Store }) {
     return () => system.removeEventListener('change', apply);
   }, [store.settings.color_scheme]);
 
+  // The box shows the open search's text, set when the view changes only: a value bound on every
+  // render put it back while someone typed (each arriving event re-renders), so a search typed
+  // as a message came in was wiped before its Enter.
+  const shownSearch = narrow?.isSearch || (narrow && narrow.terms.length > 2) ? searchText(store, narrow) : '';
+  useEffect(() => {
+    if (search.current) search.current.value = shownSearch;
+  }, [shownSearch]);
+
   const onSearch = (e: Event) => {
     e.preventDefault();
     const text = search.current!.value.trim();
@@ -113,7 +121,7 @@ export function App({ conn, store }: { conn: Connection; store: Store }) {
           {store.realm.name}
         </a>
         <form class="search" role="search" onSubmit={onSearch}>
-          <input ref={search} id="search" type="search" aria-label="Search messages" placeholder="Search (channel: topic: dm: sender: is: has:)" value={narrow?.isSearch || (narrow && narrow.terms.length > 2) ? searchText(store, narrow) : ''} />
+          <input ref={search} id="search" type="search" aria-label="Search messages" placeholder="Search (channel: topic: dm: sender: is: has:)" />
         </form>
         <span class={`status ${state}`} role="status" aria-live="polite">
           {state === 'live' ? '' : state === 'offline' ? 'Reconnecting…' : 'Connecting…'}
