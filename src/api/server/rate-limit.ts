@@ -90,26 +90,46 @@ export class RateLimiter {
   private readonly tats = new Map<string, number[]>();
   private sweptAt = 0;
   private readonly longest: RateRule;
+  private readonly longestIndex: number;
+  private readonly shortestWindow: number;
+  /** Each rule's step: window / requests seconds. */
+  private readonly steps: number[];
 
   constructor(
     private readonly rules: RateRule[],
     private readonly now: () => number = Date.now,
   ) {
     this.longest = rules.reduce((a, b) => (b[0] > a[0] ? b : a), rules[0] ?? [1, 9999]);
+    this.longestIndex = rules.indexOf(this.longest);
+    this.shortestWindow = Math.min(...rules.map(([window]) => window));
+    this.steps = rules.map(([window, requests]) => window / requests);
   }
 
-  /** Counts a request for `key` unless it is over a rule; says which, and the headers. */
+  /**
+   * Counts a request for `key` unless it is over a rule; says which, and the headers. (Every
+   * request is counted on the main thread and again in its shard, and polls answered at a desk
+   * once more: this runs a few times per request, so it updates the key's times in place.)
+   */
   take(key: string): RateDecision {
     const now = this.now() / 1000;
     this.sweep(now);
-    const tats = this.tats.get(key) ?? this.rules.map(() => 0);
-    const next = this.rules.map(([window, requests], i) => Math.max(tats[i], now) + window / requests);
+    const { rules, steps } = this;
+    const known = this.tats.get(key);
     let retryAfter = 0;
-    this.rules.forEach(([window], i) => (retryAfter = Math.max(retryAfter, next[i] - window - now)));
-    if (retryAfter <= 0) this.tats.set(key, next);
-    const i = this.rules.indexOf(this.longest);
+    for (let i = 0; i < rules.length; i++) {
+      const next = Math.max(known ? known[i] : 0, now) + steps[i];
+      retryAfter = Math.max(retryAfter, next - rules[i][0] - now);
+    }
+    const i = this.longestIndex;
+    const before = known ? known[i] : 0;
+    let tat: number;
+    if (retryAfter <= 0) {
+      const tats = known ?? new Array<number>(rules.length).fill(0);
+      for (let k = 0; k < rules.length; k++) tats[k] = Math.max(tats[k], now) + steps[k];
+      if (!known) this.tats.set(key, tats);
+      tat = tats[i];
+    } else tat = Math.max(before, now);
     const [window, requests] = this.longest;
-    const tat = retryAfter > 0 ? Math.max(tats[i] ?? 0, now) : next[i];
     const remaining = Math.max(0, Math.floor(((now + window - tat) * requests) / window));
     return {
       retryAfter: Math.max(0, retryAfter),
@@ -138,8 +158,7 @@ export class RateLimiter {
 
   /** Drops keys that are back to a full allowance, at most once per shortest window. */
   private sweep(now: number): void {
-    const shortest = Math.min(...this.rules.map(([window]) => window));
-    if (now - this.sweptAt < shortest) return;
+    if (now - this.sweptAt < this.shortestWindow) return;
     this.sweptAt = now;
     for (const [key, tats] of this.tats) if (tats.every((tat) => tat <= now)) this.tats.delete(key);
   }
