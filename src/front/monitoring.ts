@@ -42,9 +42,15 @@ export function monitoring(config: ResolvedConfig, pool: ShardPool, directory: D
   const latency = new Histogram({ name: 'stoa_http_request_duration_seconds', help: 'Time from a request\'s arrival to its answer (long-polls included), by method and route template', labelNames: ['method', 'route'], buckets: LATENCY_BUCKETS, registers: [registry] });
   const allowed = addressSet(config.monitoring.allowFrom);
 
+  // Each request is counted: prom-client hashes a label object (its keys sorted) on every call,
+  // so the label sets seen are kept here, with their series, under a key of our own.
+  const series = new Map<string, { count: { inc(): void }; time: { observe(seconds: number): void } }>();
   const observe: Observe = (method, route, status, seconds) => {
-    requests.inc({ method, route, status: String(status) });
-    latency.observe({ method, route }, seconds);
+    const key = `${method} ${status} ${route}`;
+    let s = series.get(key);
+    if (!s) series.set(key, (s = { count: requests.labels({ method, route, status: String(status) }), time: latency.labels({ method, route }) }));
+    s.count.inc();
+    s.time.observe(seconds);
   };
 
   async function metricsText(): Promise<string> {
