@@ -5,6 +5,7 @@ import type { CreatedRealm } from './api/realm/actions.js';
 import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from './config.js';
 import { createFrontEnd } from './front/app.js';
 import { longPollHandler } from './front/longpoll.js';
+import { fastPostHandler } from './front/fast-post.js';
 import { proxyTrust } from './front/client-address.js';
 import { startAdminSocket } from './front/admin-socket.js';
 import { setLogLevel } from './lib/log.js';
@@ -187,6 +188,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     internal = (await import('./cluster/internal.js')).internalHandler(cluster, { known: async (to) => (await local.shardFor(to)) !== null, deliver: (m) => local.deliver(m) });
   }
   const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null, front.guard);
+  const fastPost = fastPostHandler(front.realmFor, pool, front.guard, resolved.requestLimits);
   const proxies = proxyTrust(resolved.trustedProxies, resolved.scheme);
   handle = (req, res) => {
     proxies.tag(req);
@@ -194,7 +196,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     // Once stopping, every answer closes its connection (see longpoll.ts).
     if (closing) res.shouldKeepAlive = false;
     if (internal?.(req, res)) return;
-    if (!longPoll(req, res)) void koa(req, res);
+    if (!longPoll(req, res) && !fastPost(req, res)) void koa(req, res);
   };
   // A client that hung up while it waited has nobody to answer: a long-poll of its would park
   // until its heartbeat, since the close that cancels it has already fired.

@@ -10,6 +10,7 @@ import { lastValues, withoutInternal } from './body.js';
 import type { AddressGuard } from './guard.js';
 import { clientAddress } from './client-address.js';
 import { noteRoute, noteUser } from './request-log.js';
+import { writeJson } from './reply-write.js';
 import { browserRequest } from './session.js';
 
 const PATH = '/api/v1/events';
@@ -56,7 +57,7 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
           admission.settle(reply);
           noteUser(req, reply.userId);
           if (stopping()) res.shouldKeepAlive = false;
-          write(res, limitHeaders ? { ...reply, headers: { ...limitHeaders, ...reply.headers } } : reply);
+          writeJson(res, reply.status, reply.body, limitHeaders, reply.headers);
         };
         const ticket = pool.deskPoll(realm.shard, { realmId: realm.id, authorization, ...plain, answer });
         if (ticket) {
@@ -92,11 +93,11 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
       // the next poll straight back, thousands a second until the grace period ends. Closed, the
       // client's reconnect finds no listener and backs off.
       if (stopping()) res.shouldKeepAlive = false;
-      write(res, limitHeaders ? { ...reply, headers: { ...limitHeaders, ...reply.headers } } : reply);
+      writeJson(res, reply.status, reply.body, limitHeaders, reply.headers);
     } catch (err) {
-      if (err instanceof ApiError) return write(res, { status: err.status, body: JSON.stringify(err.body()), headers: { ...limitHeaders, ...err.headers } });
+      if (err instanceof ApiError) return writeJson(res, err.status, JSON.stringify(err.body()), limitHeaders, err.headers);
       log.error({ err, path: PATH }, 'unhandled error in the long-poll front end');
-      write(res, { status: 500, body: JSON.stringify(internalErrorBody) });
+      writeJson(res, 500, JSON.stringify(internalErrorBody));
     }
   }
 }
@@ -125,11 +126,4 @@ function plainPoll(params: Record<string, unknown>): { queueId: string; lastEven
     } else return null;
   }
   return queueId === undefined ? null : { queueId, lastEventId, dontBlock };
-}
-
-function write(res: ServerResponse, reply: Reply): void {
-  if (res.writableEnded || res.destroyed) return;
-  const body = Buffer.from(reply.body);
-  res.writeHead(reply.status, { ...reply.headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
-  res.end(body);
 }
