@@ -130,7 +130,7 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
   await step('W4', async () => firstLoadBytes());
   // Without a scenario of the own server (`--only W1`, `--only MOVE`, `--only IMP`), only the
   // others: the web app's realm above, the cluster's nodes, the import.
-  if (!['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P7b', 'P8', 'P9', 'FAIR', 'SOAK'].some(want)) {
+  if (!['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P7b', 'P8', 'P9', 'FAIR', 'FAIR-LOGIN', 'DELIVERY', 'SOAK'].some(want)) {
     await cluster();
     await step('IMP', () => importSpeed(sizes.bigMessages, log));
     return results;
