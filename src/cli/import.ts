@@ -45,7 +45,7 @@ async function importCommand(file: string, opts: { subdomain?: string; slackThre
 function slackSummary(report: SlackReport): void {
   const { fetched, left } = report;
   if (fetched) {
-    console.log(`  From Slack's API: ${fetched.users} users, ${fetched.emoji} custom emoji, ${fetched.icon ? 'the team icon' : 'no team icon'}; ${fetched.downloaded} of ${fetched.files} files downloaded into the organization's uploads`);
+    console.log(`  From Slack's API: ${fetched.users} users (avatars for ${fetched.avatars}${fetched.avatarsFailed ? `; ${fetched.avatarsFailed} could not be had` : ''}), ${fetched.emoji} custom emoji, ${fetched.icon ? 'the team icon' : 'no team icon'}; ${fetched.downloaded} of ${fetched.files} files downloaded into the organization's uploads`);
     if (fetched.failed.length > 0) {
       console.log(`  ${fetched.failed.length} files could not be downloaded; their messages keep their links to Slack:`);
       for (const f of fetched.failed.slice(0, 20)) console.log(`    ${f.name} (${f.url}): ${f.reason}`);
@@ -56,7 +56,7 @@ function slackSummary(report: SlackReport): void {
   } else {
     console.log('  Without a Slack token (--slack-token or STOA_SLACK_TOKEN) nothing was fetched from Slack:');
     console.log(`    ${left.fileLinks} files Slack hosts stayed links to Slack (readable only by people signed in to that workspace)`);
-    console.log(`    ${left.customReactions} reactions with custom emoji were left out; custom emoji, the team icon and the user list (addresses) came from the export alone`);
+    console.log(`    ${left.customReactions} reactions with custom emoji were left out; no custom emoji, team icon or avatars, and the user list (addresses) came from the export alone`);
   }
   if (fetched && left.customReactions > 0) console.log(`  ${left.customReactions} reactions with custom emoji Slack did not list were left out`);
 }

@@ -62,6 +62,10 @@ export async function startFakeSlack(token: string, data: { members: Record<stri
       if (path.endsWith('.gif')) return res.writeHead(200, { 'content-type': 'image/gif' }).end(GIF);
       return res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }
+    if (host === 'ca.slack-edge.com') {
+      if (path.includes('-bad-')) return res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+    }
     if (host === 'avatars.slack-edge.com') return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
     if (host === 'elsewhere.example') return res.writeHead(200, { 'content-type': 'text/plain' }).end('moved away');
     if (host === 'files.slack.com') {

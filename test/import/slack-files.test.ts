@@ -14,8 +14,8 @@ import { zipDirectory } from './zip.js';
  * (fake-slack.ts). With the token, the files Slack hosts become the organization's uploads, linked
  * as the reference's converter links them (`[title](/user_uploads/...)` after the text) and
  * readable through the API, with attachment rows owned by the sender; custom emoji (and an
- * alias of one) become the organization's, the team icon its icon, and the addresses come from
- * users.list. A file Slack refuses (403), lacks (404) or that is over the upload limit keeps its
+ * alias of one) become the organization's, the team icon its icon, a person's picture their
+ * avatar, and the addresses come from users.list. A file Slack refuses (403), lacks (404) or that is over the upload limit keeps its
  * link and is reported; a run killed while downloading continues without fetching again what it
  * has; the token goes only to Slack's own hosts and appears in no output and no stored byte.
  * Without a token the import says what stayed links.
@@ -31,8 +31,8 @@ const users = [
   { id: 'U2', name: 'bob', real_name: 'Bob', profile: { real_name: 'Bob' } },
 ];
 const members = [
-  { ...users[0], profile: { email: 'alice@example.com', real_name: 'Alice' } },
-  { id: 'U2', name: 'bob', real_name: 'Bob', profile: { email: 'bob@example.com', real_name: 'Bob' } },
+  { ...users[0], team_id: 'T1', profile: { email: 'alice@example.com', real_name: 'Alice', avatar_hash: 'a1b2' } },
+  { id: 'U2', name: 'bob', real_name: 'Bob', team_id: 'T1', profile: { email: 'bob@example.com', real_name: 'Bob', avatar_hash: 'bad' } },
   { id: 'U3', name: 'carol', real_name: 'Carol', profile: { email: 'carol@example.com', real_name: 'Carol' } },
 ];
 const messages: Json[] = [
@@ -137,7 +137,7 @@ t.test('a Slack export imported with a token', async (t) => {
     const run = await stoa(dataDir, ['realm', 'import', zip, '--subdomain', 'slacky', '--slack-threads', '--slack-token', TOKEN], env);
     outputs.push(run.stdout, run.stderr);
     t.equal(run.code, 0, `the second run finishes${run.code ? `: ${run.stderr}` : ''}`);
-    t.match(run.stdout, /From Slack's API: 3 users, 1 custom emoji, the team icon; 3 of 6 files downloaded/, 'what came from Slack');
+    t.match(run.stdout, /From Slack's API: 3 users \(avatars for 1; 1 could not be had\), 1 custom emoji, the team icon; 3 of 6 files downloaded/, 'what came from Slack');
     t.match(run.stdout, /3 files could not be downloaded; their messages keep their links to Slack/, 'the failures, counted');
     t.match(run.stdout, /secret\.pdf \(https:\/\/files\.slack\.com\/files-pri\/T1-F2\/secret\.pdf\): HTTP 403/, 'a refused file, with its status');
     t.match(run.stdout, /gone\.txt \(https:\/\/files\.slack\.com\/files-pri\/T1-F3\/gone\.txt\): HTTP 404/, 'a missing file');
@@ -170,6 +170,12 @@ t.test('a Slack export imported with a token', async (t) => {
 
     const people = (await as(alice)('GET', '/users')).body.members as Json[];
     t.same(people.filter((p) => !p.is_bot).map((p) => p.email).sort(), ['alice@example.com', 'bob@example.com', 'carol@example.com'], 'addresses from users.list');
+    const avatar = people.find((p) => p.email === 'alice@example.com')!.avatar_url as string;
+    t.match(avatar, /^\/user_avatars\//, 'a picture on Slack is the person\'s avatar');
+    const picture = await fetchRaw(ts, avatar, { auth: bob, host });
+    t.equal(picture.status, 200, 'served');
+    t.match(picture.headers['content-type'], /^image\//, 'as an image');
+    t.notMatch(people.find((p) => p.email === 'bob@example.com')!.avatar_url ?? '', /^\/user_avatars\//, 'one Slack could not serve: the default');
 
     const got = (await as(alice)('GET', '/messages', { anchor: 'oldest', num_before: 0, num_after: 20, narrow: [{ operator: 'channel', operand: 'general' }], apply_markdown: false })).body.messages as Json[];
     t.equal(got.length, 6, 'every message');

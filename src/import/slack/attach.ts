@@ -10,7 +10,8 @@ import { messageFiles, slackHosted, type SlackFetched } from './files.js';
  * of the new organization (uploads/<path id>, an upload record and an attachment row owned by the
  * message's sender, with the file's name, size, type and Slack creation time), and the message
  * links it as the reference's process_message_files writes it, `[title](/user_uploads/<path id>)`
- * after the text; custom emoji become the organization's, and the team icon its icon. Without a
+ * after the text; custom emoji become the organization's, the team icon its icon, and people's
+ * pictures their avatars. Without a
  * token (or for a file that could not be had) the message keeps its link to Slack, counted here
  * so the import can say what stayed behind.
  */
@@ -38,6 +39,7 @@ export class SlackAttachments {
   readonly uploads: Row[] = [];
   readonly emojiRecords: Row[] = [];
   readonly iconRecords: Row[] = [];
+  readonly avatarRecords: Row[] = [];
   readonly left: SlackLeftBehind = { fileLinks: 0, customReactions: 0 };
   private readonly emojiIds = new Map<string, number>();
 
@@ -64,6 +66,16 @@ export class SlackAttachments {
       realm.icon_source = 'U';
       realm.icon_version = 1;
     }
+  }
+
+  /** A user's avatar_source: 'U' with the downloaded picture in place, else 'G' (the default). */
+  avatar(slackId: string, userId: number): 'U' | 'G' {
+    const picture = this.fetched?.avatars.get(slackId);
+    if (!picture) return 'G';
+    const path = `1/${userId}.original`;
+    place(picture, join(this.out, 'avatars', path));
+    this.avatarRecords.push({ realm_id: 1, user_profile_id: userId, path, s3_path: path, content_type: null, avatar_version: 1 });
+    return 'U';
   }
 
   /** A reaction's custom emoji (an alias names its emoji), if the organization has it. */

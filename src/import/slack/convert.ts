@@ -136,7 +136,7 @@ export async function convertSlack(
       bot_owner: null,
       date_joined: Math.floor(Date.now() / 1000),
       timezone: timezone(u),
-      avatar_source: 'G',
+      avatar_source: files.avatar(u.id as string, id),
       avatar_version: 1,
     });
     // Custom profile fields: phone, skype and the workspace's own fields, as short text.
@@ -281,6 +281,6 @@ export async function convertSlack(
     }
     opts.progress.tick(n + 1);
   });
-  w.finish('slack', files.attachments, files.uploads, files.emojiRecords, files.iconRecords);
+  w.finish('slack', files.attachments, files.uploads, files.emojiRecords, files.iconRecords, files.avatarRecords);
   return { dir: out, left: files.left };
 }

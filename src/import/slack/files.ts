@@ -11,7 +11,8 @@ import { shownUrl, SlackRequestError, type SlackClient } from './api.js';
 /**
  * What an import with a Slack token fetches before the conversion, as the reference's
  * do_convert_directory does: the user list (users.list, which has the addresses an export may
- * lack), the custom emoji (emoji.list), the team's icon (team.info) and every file Slack hosts
+ * lack), the custom emoji (emoji.list), the team's icon (team.info), people's avatars (Slack's
+ * image CDN, as the reference's build_avatar_url names them) and every file Slack hosts
  * that a message shares (url_private, with the token). Each goes into a cache beside the job
  * (`<job>/slack-cache/`), written whole or not at all, so a run stopped half way and started
  * again downloads only what it lacks. A file that cannot be had (refused, missing, over the
@@ -22,6 +23,9 @@ type Json = Record<string, any>;
 
 export const CONCURRENCY = 6;
 const EMOJI_LIMIT = MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024;
+/** The reference's MAX_AVATAR_FILE_SIZE_MIB default. */
+const AVATAR_LIMIT = 5 * 1024 * 1024;
+const imageOnly = (type: string) => (type.startsWith('image/') ? null : `not an image (${type})`);
 
 export interface FetchedFile {
   path: string;
@@ -37,6 +41,8 @@ export interface SlackFetched {
   /** emoji.list's aliases: alias name -> the emoji's name. */
   aliases: Map<string, string>;
   icon: string | null;
+  /** By Slack user id: the downloaded avatar. */
+  avatars: Map<string, string>;
   report: SlackFetchReport;
 }
 
@@ -48,6 +54,8 @@ export interface SlackFetchReport {
   emoji: number;
   emojiFailed: { name: string; reason: string }[];
   icon: boolean;
+  avatars: number;
+  avatarsFailed: number;
 }
 
 function onHost(url: unknown, host: string): boolean {
@@ -114,7 +122,7 @@ export async function fetchFromSlack(root: string, client: SlackClient, cache: s
   const users = await apiCall(() => client.usersList());
   const emojiList = (await apiCall(() => client.api('emoji.list'))).body.emoji as Record<string, string>;
   const team = (await apiCall(() => client.api('team.info'))).body.team as Json;
-  for (const dir of ['files', 'emoji']) mkdirSync(join(cache, dir), { recursive: true });
+  for (const dir of ['files', 'emoji', 'avatars']) mkdirSync(join(cache, dir), { recursive: true });
 
   // Custom emoji: the reference takes those Slack serves from emoji.slack-edge.com; aliases name another.
   const emoji = new Map<string, { path: string; ext: string }>();
@@ -132,7 +140,7 @@ export async function fetchFromSlack(root: string, client: SlackClient, cache: s
   await pool(wanted, CONCURRENCY, async ([name, url]) => {
     const path = join(cache, 'emoji', key(url));
     try {
-      if (!existsSync(path)) await client.download(url, path, { limit: EMOJI_LIMIT, withToken: false, expect: (type) => (type.startsWith('image/') ? null : `not an image (${type})`) });
+      if (!existsSync(path)) await client.download(url, path, { limit: EMOJI_LIMIT, withToken: false, expect: imageOnly });
       const format = sniffImage(readFileSync(path).subarray(0, 64));
       if (!format) throw new SlackRequestError('not an image this server takes');
       emoji.set(name, { path, ext: format === 'jpeg' ? 'jpg' : format });
@@ -149,12 +157,29 @@ export async function fetchFromSlack(root: string, client: SlackClient, cache: s
   if (iconUrl) {
     const path = join(cache, 'icon');
     try {
-      if (!existsSync(path)) await client.download(iconUrl, path, { limit: MAX_FILE_UPLOAD_BYTES, withToken: false, expect: (type) => (type.startsWith('image/') ? null : `not an image (${type})`) });
+      if (!existsSync(path)) await client.download(iconUrl, path, { limit: MAX_FILE_UPLOAD_BYTES, withToken: false, expect: imageOnly });
       icon = path;
     } catch {
       // An organization without its icon is still whole: the default one shows.
     }
   }
+
+  // Avatars: a person's uploaded picture, or an integration bot's icon; the others keep the default.
+  const avatars = new Map<string, string>();
+  let avatarsFailed = 0;
+  const pictures = users.map((u) => [String(u.id), avatarUrl(u)] as const).filter((p): p is [string, string] => p[1] !== null);
+  progress.phase('avatars', pictures.length);
+  done = 0;
+  await pool(pictures, CONCURRENCY, async ([id, url]) => {
+    const path = join(cache, 'avatars', key(url));
+    try {
+      if (!existsSync(path)) await client.download(url, path, { limit: AVATAR_LIMIT, withToken: false, expect: imageOnly });
+      avatars.set(id, path);
+    } catch {
+      avatarsFailed++;
+    }
+    progress.tick(++done);
+  });
 
   // Files: the ones over the server's upload limit are not asked for.
   const files = new Map<string, FetchedFile>();
@@ -181,5 +206,20 @@ export async function fetchFromSlack(root: string, client: SlackClient, cache: s
     }
     progress.tick(++done);
   });
-  return { users, files, emoji, aliases, icon, report: { users: users.length, files: shared.length, downloaded: files.size, failed, emoji: emoji.size, emojiFailed, icon: icon !== null } };
+  return {
+    users,
+    files,
+    emoji,
+    aliases,
+    icon,
+    avatars,
+    report: { users: users.length, files: shared.length, downloaded: files.size, failed, emoji: emoji.size, emojiFailed, icon: icon !== null, avatars: avatars.size, avatarsFailed },
+  };
+}
+
+/** The reference's build_avatar_url: Slack's CDN by team, user and hash (512 pixels), or a bot's image_72. */
+function avatarUrl(u: Json): string | null {
+  if (u.profile?.avatar_hash && u.team_id) return `https://ca.slack-edge.com/${String(u.team_id)}-${String(u.id)}-${String(u.profile.avatar_hash)}-512`;
+  if (u.is_integration_bot && typeof u.profile?.image_72 === 'string') return u.profile.image_72;
+  return null;
 }
