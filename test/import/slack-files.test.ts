@@ -128,9 +128,11 @@ t.test('a Slack export imported with a token', async (t) => {
       if (!existsSync(imports)) return 0;
       return readdirSync(imports).map((j) => join(imports, j, 'slack-cache', 'files')).filter(existsSync).flatMap((d) => readdirSync(d).filter((f) => !f.endsWith('.part'))).length;
     };
-    await waitFor('the held download and a finished one', () => slack.requests.some((r) => r.path.endsWith('notes-stored.txt')) && cached() >= 1);
+    // apple.png and moved.txt are whole in the cache; notes-stored.txt is under way.
+    await waitFor('the held download and the two others', () => slack.requests.some((r) => r.path.endsWith('notes-stored.txt')) && cached() >= 2);
     child.kill('SIGKILL');
     await exited;
+    t.equal(anyFileHolds(dataDir, TOKEN), null, 'an interrupted run left the token in no file');
     outputs.push(early);
     slack.release();
 

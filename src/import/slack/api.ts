@@ -38,7 +38,9 @@ export class SlackRequestError extends Error {
 }
 
 const TOKEN_HOSTS = new Set(['slack.com', 'files.slack.com']);
-const TIMEOUT_MS = 120_000;
+/** A whole request, body included: an API answer, and a file of up to the upload limit on a slow link. */
+const API_TIMEOUT_MS = 120_000;
+const DOWNLOAD_TIMEOUT_MS = 900_000;
 
 /** A URL as it may be shown: no query, no credentials. */
 export function shownUrl(url: string): string {
@@ -76,7 +78,7 @@ export class SlackClient {
    * One GET, following redirects by hand so that the token is sent to Slack's hosts only;
    * retried on 429 (after Retry-After, as the reference waits) and on 5xx or a broken connection.
    */
-  private async get(raw: string, accept: string, withToken: boolean): Promise<Response> {
+  private async get(raw: string, accept: string, withToken: boolean, timeout: number): Promise<Response> {
     let url = new URL(raw);
     for (let attempt = 1; ; attempt++) {
       let res: Response;
@@ -84,7 +86,7 @@ export class SlackClient {
         for (let hops = 0; ; hops++) {
           const headers: Record<string, string> = { accept };
           if (withToken && SlackClient.carriesToken(url)) headers.authorization = `Bearer ${this.token}`;
-          res = await fetch(this.target(url), { headers, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+          res = await fetch(this.target(url), { headers, redirect: 'manual', signal: AbortSignal.timeout(timeout) });
           const location = res.headers.get('location');
           if (res.status < 300 || res.status >= 400 || !location) break;
           await res.body?.cancel();
@@ -112,7 +114,7 @@ export class SlackClient {
   async api(method: string, params: Record<string, string | number> = {}): Promise<{ body: Record<string, any>; headers: Headers }> {
     const url = new URL(`https://slack.com/api/${method}`);
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, String(v));
-    const res = await this.get(url.href, 'application/json', true);
+    const res = await this.get(url.href, 'application/json', true, API_TIMEOUT_MS);
     if (res.status !== 200) {
       await res.body?.cancel();
       throw new SlackRequestError(`Slack API ${method}: HTTP ${res.status}`, res.status);
@@ -164,7 +166,7 @@ export class SlackClient {
    * `limit` bytes. The token goes along to Slack's hosts when `withToken`.
    */
   async download(url: string, dest: string, opts: { limit: number; withToken: boolean; expect?: (contentType: string) => string | null }): Promise<{ size: number; contentType: string }> {
-    const res = await this.get(url, '*/*', opts.withToken);
+    const res = await this.get(url, '*/*', opts.withToken, DOWNLOAD_TIMEOUT_MS);
     if (res.status !== 200) {
       await res.body?.cancel();
       throw new SlackRequestError(`HTTP ${res.status}`, res.status);
