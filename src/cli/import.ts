@@ -46,6 +46,7 @@ function slackSummary(report: SlackReport): void {
   const { fetched, left } = report;
   if (fetched) {
     console.log(`  From Slack's API: ${fetched.users} users (avatars for ${fetched.avatars}${fetched.avatarsFailed ? `; ${fetched.avatarsFailed} could not be had` : ''}), ${fetched.emoji} custom emoji, ${fetched.icon ? 'the team icon' : 'no team icon'}; ${fetched.downloaded} of ${fetched.files} files downloaded into the organization's uploads`);
+    if (fetched.usersMissing > 0) console.log(`  ${fetched.usersMissing} users the export names could not be had from Slack (users.info); their messages are left out`);
     if (fetched.failed.length > 0) {
       console.log(`  ${fetched.failed.length} files could not be downloaded; their messages keep their links to Slack:`);
       for (const f of fetched.failed.slice(0, 20)) console.log(`    ${f.name} (${f.url}): ${f.reason}`);

@@ -30,7 +30,10 @@ export interface FakeSlack {
 
 export const SCOPES = 'emoji:read,files:read,team:read,users:read,users:read.email';
 
-export async function startFakeSlack(token: string, data: { members: Record<string, unknown>[]; emoji: Record<string, string> }): Promise<FakeSlack> {
+export async function startFakeSlack(
+  token: string,
+  data: { members: Record<string, unknown>[]; emoji: Record<string, string>; bots?: Record<string, unknown>; others?: Record<string, unknown> },
+): Promise<FakeSlack> {
   const requests: SlackRequest[] = [];
   const files: FakeSlack['files'] = new Map();
   let released = false;
@@ -55,7 +58,19 @@ export async function startFakeSlack(token: string, data: { members: Record<stri
         return json(res, { ok: true, members: second ? data.members.slice(half) : data.members.slice(0, half), response_metadata: { next_cursor: second ? '' : 'page2' } });
       }
       if (path === '/api/emoji.list') return json(res, { ok: true, emoji: data.emoji });
-      if (path === '/api/team.info') return json(res, { ok: true, team: { id: 'T1', name: 'Team', icon: { image_132: 'https://avatars.slack-edge.com/T1/icon_132.png', image_default: false } } });
+      if (path === '/api/team.info') {
+        const team = url.searchParams.get('team');
+        if (team) return json(res, team === 'T2' ? { ok: true, team: { id: 'T2', domain: 'other' } } : { ok: false, error: 'team_not_found' });
+        return json(res, { ok: true, team: { id: 'T1', name: 'Team', icon: { image_132: 'https://avatars.slack-edge.com/T1/icon_132.png', image_default: false } } });
+      }
+      if (path === '/api/bots.info') {
+        const bot = data.bots?.[url.searchParams.get('bot') ?? ''];
+        return json(res, bot ? { ok: true, bot } : { ok: false, error: 'bot_not_found' });
+      }
+      if (path === '/api/users.info') {
+        const user = data.others?.[url.searchParams.get('user') ?? ''];
+        return json(res, user ? { ok: true, user } : { ok: false, error: 'user_not_found' });
+      }
       return json(res, { ok: false, error: 'unknown_method' });
     }
     if (host === 'emoji.slack-edge.com') {

@@ -46,6 +46,10 @@ const messages: Json[] = [
   { type: 'message', user: 'U1', text: 'two', ts: `${DAY + 4}.000100`, files: [file('F4', 'notes.txt'), { url_private: 'https://example.com/banana.zip', title: 'banana' }] },
   { type: 'message', user: 'U1', text: 'big', ts: `${DAY + 5}.000100`, files: [file('F6', 'big.bin', { size: 30 * 1024 * 1024 })] },
   { type: 'message', user: 'U1', text: 'moved', ts: `${DAY + 6}.000100`, files: [file('F5', 'moved.txt')] },
+  { type: 'message', subtype: 'bot_message', bot_id: 'B1', username: 'github', text: 'build passed', ts: `${DAY + 7}.000100` },
+  { type: 'message', subtype: 'bot_message', bot_id: 'B2', text: 'from a bot Slack forgot', ts: `${DAY + 8}.000100` },
+  { type: 'message', user: 'U9', text: 'hello from the other workspace', ts: `${DAY + 9}.000100` },
+  { type: 'message', user: 'U8', text: 'from someone Slack will not describe', ts: `${DAY + 10}.000100` },
 ];
 
 /** Every file under a directory, read whole: the token must be in none. */
@@ -76,6 +80,8 @@ t.test('a Slack export imported with a token', async (t) => {
   const slack = await startFakeSlack(TOKEN, {
     members,
     emoji: { partyparrot: 'https://emoji.slack-edge.com/T1/partyparrot/abc.gif', parrot_alias: 'alias:partyparrot', broken: 'https://emoji.slack-edge.com/T1/broken/def.png' },
+    bots: { B1: { id: 'B1', name: 'GitHub', deleted: false, icons: { image_72: 'https://avatars.slack-edge.com/B1_72.png' } } },
+    others: { U9: { id: 'U9', name: 'dave', real_name: 'Dave', team_id: 'T2', deleted: false, profile: { real_name: 'Dave' } } },
   });
   t.teardown(() => slack.close());
   slack.files.set('/files-pri/T1-F1/apple.png', { body: PNG, type: 'image/png' });
@@ -87,7 +93,7 @@ t.test('a Slack export imported with a token', async (t) => {
   const dir = join(work, 'slack');
   mkdirSync(join(dir, 'general'), { recursive: true });
   writeFileSync(join(dir, 'users.json'), JSON.stringify(users));
-  writeFileSync(join(dir, 'channels.json'), JSON.stringify([{ id: 'C1', name: 'general', created: String(DAY), is_archived: false, members: ['U1', 'U2', 'U3'], purpose: { value: '' } }]));
+  writeFileSync(join(dir, 'channels.json'), JSON.stringify([{ id: 'C1', name: 'general', created: String(DAY), is_archived: false, members: ['U1', 'U2', 'U3', 'U9'], purpose: { value: '' } }]));
   writeFileSync(join(dir, 'general', '2020-01-01.json'), JSON.stringify(messages));
   const zip = join(work, 'slack.zip');
   await zipDirectory(dir, zip);
@@ -139,7 +145,8 @@ t.test('a Slack export imported with a token', async (t) => {
     const run = await stoa(dataDir, ['realm', 'import', zip, '--subdomain', 'slacky', '--slack-threads', '--slack-token', TOKEN], env);
     outputs.push(run.stdout, run.stderr);
     t.equal(run.code, 0, `the second run finishes${run.code ? `: ${run.stderr}` : ''}`);
-    t.match(run.stdout, /From Slack's API: 3 users \(avatars for 1; 1 could not be had\), 1 custom emoji, the team icon; 3 of 6 files downloaded/, 'what came from Slack');
+    t.match(run.stdout, /From Slack's API: 6 users \(avatars for 2; 1 could not be had\), 1 custom emoji, the team icon; 3 of 6 files downloaded/, 'what came from Slack');
+    t.match(run.stdout, /1 users the export names could not be had from Slack \(users\.info\); their messages are left out/, 'a user Slack would not describe');
     t.match(run.stdout, /3 files could not be downloaded; their messages keep their links to Slack/, 'the failures, counted');
     t.match(run.stdout, /secret\.pdf \(https:\/\/files\.slack\.com\/files-pri\/T1-F2\/secret\.pdf\): HTTP 403/, 'a refused file, with its status');
     t.match(run.stdout, /gone\.txt \(https:\/\/files\.slack\.com\/files-pri\/T1-F3\/gone\.txt\): HTTP 404/, 'a missing file');
@@ -171,7 +178,9 @@ t.test('a Slack export imported with a token', async (t) => {
     const as = (who: typeof alice) => (method: string, path: string, params?: Record<string, unknown>) => ts.request(method, path, { auth: who, host, params });
 
     const people = (await as(alice)('GET', '/users')).body.members as Json[];
-    t.same(people.filter((p) => !p.is_bot).map((p) => p.email).sort(), ['alice@example.com', 'bob@example.com', 'carol@example.com'], 'addresses from users.list');
+    const imported = people.filter((p) => !p.email.endsWith('.zulip.invalid') && !/@zulip\.com$/.test(p.email));
+    t.same(imported.filter((p) => p.is_active).map((p) => p.email).sort(), ['alice@example.com', 'bob@example.com', 'carol@example.com', 'github-bot@slack.invalid'], 'addresses from users.list; an integration bot from bots.info');
+    t.same(imported.filter((p) => !p.is_active).map((p) => p.email).sort(), ['dave@other.slack.com', 'deletedslackb2-bot@slack.invalid'], 'deactivated: someone of another workspace (users.info, team.info), a bot Slack no longer has');
     const avatar = people.find((p) => p.email === 'alice@example.com')!.avatar_url as string;
     t.match(avatar, /^\/user_avatars\//, 'a picture on Slack is the person\'s avatar');
     const picture = await fetchRaw(ts, avatar, { auth: bob, host });
@@ -180,8 +189,9 @@ t.test('a Slack export imported with a token', async (t) => {
     t.notMatch(people.find((p) => p.email === 'bob@example.com')!.avatar_url ?? '', /^\/user_avatars\//, 'one Slack could not serve: the default');
 
     const got = (await as(alice)('GET', '/messages', { anchor: 'oldest', num_before: 0, num_after: 20, narrow: [{ operator: 'channel', operand: 'general' }], apply_markdown: false })).body.messages as Json[];
-    t.equal(got.length, 6, 'every message');
-    const [look, secret, gone, two, big, moved] = got;
+    t.equal(got.length, 9, 'every message but the one of a user Slack would not describe');
+    const [look, secret, gone, two, big, moved, bot, forgotten, dave] = got;
+    t.same([bot, forgotten, dave].map((m) => [m.sender_email, m.content]), [['github-bot@slack.invalid', 'build passed'], ['deletedslackb2-bot@slack.invalid', 'from a bot Slack forgot'], ['dave@other.slack.com', 'hello from the other workspace']], 'integration bots\' and other workspaces\' messages');
     const apple = /^Look!\n\[Apple fruit\]\((\/user_uploads\/\d+\/[0-9a-f]{2}\/[\w-]{24}\/apple\.png)\)$/.exec(look.content);
     t.ok(apple, `a downloaded file is linked as the reference links it: ${look.content}`);
     t.equal(secret.content, 'private\n[secret](https://files.slack.com/files-pri/T1-F2/secret.pdf)', 'a refused file keeps its link to Slack');

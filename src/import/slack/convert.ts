@@ -56,10 +56,11 @@ function timezone(u: Json): string {
 /** The reference's get_user_email, with a placeholder where it would fail. */
 function email(u: Json, domain: string, bots: Map<string, string>): string {
   if (u.profile?.email) return u.profile.email as string;
+  if (u.is_mirror_dummy && u.team_domain) return `${String(u.name)}@${String(u.team_domain)}.slack.com`;
   if (u.profile?.bot_id) {
     const id = u.profile.bot_id as string;
     if (!bots.has(id)) {
-      const base = String(u.profile.real_name_normalized ?? u.profile.first_name ?? id).replace('Bot', '').replace(/ /g, '').toLowerCase();
+      const base = String(u.profile.real_name_normalized ?? u.profile.first_name ?? id).replaceAll('Bot', '').replace(/ /g, '').toLowerCase();
       let address = /^[a-z0-9._-]+$/.test(base) ? `${base}-bot@${domain}` : `${id.toLowerCase()}-bot@${domain}`;
       const taken = [...bots.values()].filter((e) => e === address || e.startsWith(address.replace('@', '-'))).length;
       if (taken > 0) address = address.replace('@', `-${taken + 1}@`);

@@ -48,6 +48,8 @@ export interface SlackFetched {
 
 export interface SlackFetchReport {
   users: number;
+  /** Users the export names whom Slack would not describe (left out, with their messages). */
+  usersMissing: number;
   files: number;
   downloaded: number;
   failed: { name: string; url: string; reason: string }[];
@@ -84,17 +86,70 @@ function list(root: string, name: string): Json[] {
   }
 }
 
-/** Every Slack-hosted file shared in the export's conversations, once each. */
-function exportFiles(root: string): Json[] {
-  const dirs = [...['channels.json', 'groups.json', 'mpims.json'].flatMap((f) => list(root, f).map((c) => String(c.name))), ...list(root, 'dms.json').map((d) => String(d.id))];
-  const out = new Map<string, Json>();
-  for (const dir of dirs) {
+/**
+ * One pass over the export's conversations: every Slack-hosted file shared, once each; the users
+ * who are members or senders (the reference's fetch_shared_channel_users looks up those Slack's
+ * user list lacks: people of another workspace in a shared channel); the integration bots that
+ * posted (a bot_message without a user).
+ */
+function scanExport(root: string): { files: Json[]; people: Set<string>; bots: Set<string> } {
+  const conversations = ['channels.json', 'groups.json', 'mpims.json'].flatMap((f) => list(root, f).map((c) => ({ dir: String(c.name), members: c.members })));
+  conversations.push(...list(root, 'dms.json').map((d) => ({ dir: String(d.id), members: d.members })));
+  const files = new Map<string, Json>();
+  const people = new Set<string>();
+  const bots = new Set<string>();
+  for (const { dir, members } of conversations) {
+    if (Array.isArray(members)) for (const id of members) people.add(String(id));
     if (!existsSync(join(root, dir))) continue;
     for (const day of readdirSync(join(root, dir)).filter((f) => f.endsWith('.json')).sort()) {
-      for (const m of list(join(root, dir), day)) for (const f of messageFiles(m)) if (slackHosted(f) && !out.has(f.url_private)) out.set(f.url_private, f);
+      for (const m of list(join(root, dir), day)) {
+        if (m.user === 'U00') continue;
+        for (const f of messageFiles(m)) if (slackHosted(f) && !files.has(f.url_private)) files.set(f.url_private, f);
+        if (m.subtype === 'bot_message' && !('user' in m) && m.bot_id) bots.add(String(m.bot_id));
+        else if (m.user ?? m.file?.user ?? m.bot_id) people.add(String(m.user ?? m.file?.user ?? m.bot_id));
+      }
     }
   }
-  return [...out.values()];
+  return { files: [...files.values()], people, bots };
+}
+
+/**
+ * The users the export names but Slack's user list lacks, as the reference adds them: an
+ * integration bot from bots.info (a placeholder when Slack no longer has it), and a person of
+ * another workspace from users.info, a deactivated "mirror dummy" addressed at that workspace's
+ * domain (team.info). One Slack does not describe is left out, with their messages, as without
+ * a token.
+ */
+async function otherUsers(client: SlackClient, known: Set<string>, scan: { people: Set<string>; bots: Set<string> }): Promise<{ users: Json[]; missing: number }> {
+  const users: Json[] = [];
+  let missing = 0;
+  for (const id of [...scan.bots].filter((b) => !known.has(b)).sort()) {
+    known.add(id);
+    let bot: Json | null = null;
+    try {
+      bot = (await client.api('bots.info', { bot: id })).body.bot as Json;
+    } catch (err) {
+      if (!(err instanceof SlackRequestError && err.message.endsWith(': bot_not_found'))) throw err;
+    }
+    const name = bot ? String(bot.name) : `Deleted Slack Bot ${id}`;
+    const profile: Json = { bot_id: id, first_name: name };
+    if (typeof bot?.icons?.image_72 === 'string') profile.image_72 = bot.icons.image_72;
+    users.push({ id, name, deleted: bot ? bot.deleted === true : true, is_mirror_dummy: false, real_name: name, is_integration_bot: true, profile });
+  }
+  const domains = new Map<string, string>();
+  for (const id of [...scan.people].filter((p) => !known.has(p)).sort()) {
+    known.add(id);
+    try {
+      const user = (await client.api('users.info', { user: id })).body.user as Json;
+      const team = String(user.team_id ?? '');
+      if (!domains.has(team)) domains.set(team, String(((await client.api('team.info', { team })).body.team as Json).domain));
+      users.push({ ...user, team_domain: domains.get(team), is_mirror_dummy: true });
+    } catch (err) {
+      if (!(err instanceof SlackRequestError) || err.status !== undefined) throw err;
+      missing++;
+    }
+  }
+  return { users, missing };
 }
 
 const key = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 40);
@@ -120,6 +175,9 @@ export async function fetchFromSlack(root: string, client: SlackClient, cache: s
   };
   await apiCall(() => client.checkToken());
   const users = await apiCall(() => client.usersList());
+  const scan = scanExport(root);
+  const others = await apiCall(() => otherUsers(client, new Set([...users, ...list(root, 'users.json')].map((u) => String(u.id))), scan));
+  users.push(...others.users);
   const emojiList = (await apiCall(() => client.api('emoji.list'))).body.emoji as Record<string, string>;
   const team = (await apiCall(() => client.api('team.info'))).body.team as Json;
   for (const dir of ['files', 'emoji', 'avatars']) mkdirSync(join(cache, dir), { recursive: true });
@@ -184,7 +242,7 @@ export async function fetchFromSlack(root: string, client: SlackClient, cache: s
   // Files: the ones over the server's upload limit are not asked for.
   const files = new Map<string, FetchedFile>();
   const failed: SlackFetchReport['failed'] = [];
-  const shared = exportFiles(root);
+  const shared = scan.files;
   progress.phase('downloading', shared.length);
   done = 0;
   await pool(shared, CONCURRENCY, async (f) => {
@@ -213,7 +271,7 @@ export async function fetchFromSlack(root: string, client: SlackClient, cache: s
     aliases,
     icon,
     avatars,
-    report: { users: users.length, files: shared.length, downloaded: files.size, failed, emoji: emoji.size, emojiFailed, icon: icon !== null, avatars: avatars.size, avatarsFailed },
+    report: { users: users.length, usersMissing: others.missing, files: shared.length, downloaded: files.size, failed, emoji: emoji.size, emojiFailed, icon: icon !== null, avatars: avatars.size, avatarsFailed },
   };
 }
 
