@@ -22,7 +22,9 @@ export interface FakeSlack {
   origin: string;
   requests: SlackRequest[];
   /** Files by path on files.slack.com: bytes, or a status to answer, or a redirect. */
-  files: Map<string, { body?: Buffer; type?: string; status?: number; redirect?: string; hold?: boolean }>;
+  files: Map<string, { body?: Buffer; type?: string; status?: number; redirect?: string; hold?: boolean; delayMs?: number; busyOnce?: boolean }>;
+  /** The most requests to files.slack.com under way at once. */
+  maxInFlight(): number;
   /** Resolves the held answers (a file marked `hold` is answered only then). */
   release(): void;
   close(): Promise<void>;
@@ -37,6 +39,8 @@ export async function startFakeSlack(
   const requests: SlackRequest[] = [];
   const files: FakeSlack['files'] = new Map();
   let released = false;
+  let inFlight = 0;
+  let most = 0;
   const held: (() => void)[] = [];
   const json = (res: ServerResponse, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(200, { 'content-type': 'application/json', ...headers });
@@ -84,11 +88,20 @@ export async function startFakeSlack(
     if (host === 'avatars.slack-edge.com') return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
     if (host === 'elsewhere.example') return res.writeHead(200, { 'content-type': 'text/plain' }).end('moved away');
     if (host === 'files.slack.com') {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      res.on('close', () => inFlight--);
       const file = files.get(path);
       if (!file) return res.writeHead(404, { 'content-type': 'text/plain' }).end('The requested file could not be found.');
       if (!authed) return res.writeHead(403, { 'content-type': 'text/plain' }).end('no');
       if (file.redirect) return res.writeHead(302, { location: file.redirect }).end();
       if (file.status) return res.writeHead(file.status, { 'content-type': 'text/plain' }).end('refused');
+      if (file.busyOnce) {
+        // Rate limited once, as Slack answers a client in a hurry.
+        file.busyOnce = false;
+        return res.writeHead(429, { 'retry-after': '1', 'content-type': 'text/plain' }).end('slow down');
+      }
+      if (file.delayMs) return void setTimeout(() => res.writeHead(200, { 'content-type': file.type ?? 'application/octet-stream' }).end(file.body), file.delayMs);
       const send = () => res.writeHead(200, { 'content-type': file.type ?? 'application/octet-stream' }).end(file.body);
       if (file.hold && !released) {
         // The headers go out at once, the body only when released: a download under way.
@@ -108,6 +121,7 @@ export async function startFakeSlack(
     origin: `http://127.0.0.1:${port}`,
     requests,
     files,
+    maxInFlight: () => most,
     release() {
       released = true;
       for (const end of held.splice(0)) end();

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { CONCURRENCY } from '../../src/import/slack/files.js';
 import { CLI, cleanEnv, stoa, tempDir } from '../cli/run.js';
 import { startTestServer } from '../helpers/server.js';
 import { fetchRaw } from '../helpers/upload.js';
@@ -46,6 +48,8 @@ const messages: Json[] = [
   { type: 'message', user: 'U1', text: 'two', ts: `${DAY + 4}.000100`, files: [file('F4', 'notes.txt'), { url_private: 'https://example.com/banana.zip', title: 'banana' }] },
   { type: 'message', user: 'U1', text: 'big', ts: `${DAY + 5}.000100`, files: [file('F6', 'big.bin', { size: 30 * 1024 * 1024 })] },
   { type: 'message', user: 'U1', text: 'moved', ts: `${DAY + 6}.000100`, files: [file('F5', 'moved.txt')] },
+  { type: 'message', user: 'U2', text: 'busy', ts: `${DAY + 6}.000200`, files: [file('F7', 'busy.txt')] },
+  { type: 'message', user: 'U1', text: 'many', ts: `${DAY + 6}.000300`, files: Array.from({ length: 8 }, (_, i) => file(`G${i}`, `part${i}.txt`)) },
   { type: 'message', subtype: 'bot_message', bot_id: 'B1', username: 'github', text: 'build passed', ts: `${DAY + 7}.000100` },
   { type: 'message', subtype: 'bot_message', bot_id: 'B2', text: 'from a bot Slack forgot', ts: `${DAY + 8}.000100` },
   { type: 'message', user: 'U9', text: 'hello from the other workspace', ts: `${DAY + 9}.000100` },
@@ -89,6 +93,8 @@ t.test('a Slack export imported with a token', async (t) => {
   slack.files.set('/files-pri/T1-F4/notes.txt', { redirect: '/files.slack.com/files-pri/T1-F4/notes-stored.txt' });
   slack.files.set('/files-pri/T1-F4/notes-stored.txt', { body: Buffer.from('meeting notes'), type: 'text/plain', hold: true });
   slack.files.set('/files-pri/T1-F5/moved.txt', { redirect: `${slack.origin}/elsewhere.example/moved.txt` });
+  slack.files.set('/files-pri/T1-F7/busy.txt', { body: Buffer.from('after a wait'), type: 'text/plain', busyOnce: true });
+  for (let i = 0; i < 8; i++) slack.files.set(`/files-pri/T1-G${i}/part${i}.txt`, { body: Buffer.from(`part ${i}`), type: 'text/plain', delayMs: 300 });
 
   const dir = join(work, 'slack');
   mkdirSync(join(dir, 'general'), { recursive: true });
@@ -104,7 +110,7 @@ t.test('a Slack export imported with a token', async (t) => {
     const run = await stoa(dataDir, ['realm', 'import', zip, '--subdomain', 'plain'], env);
     outputs.push(run.stdout, run.stderr);
     t.equal(run.code, 0, `imports${run.code ? `: ${run.stderr}` : ''}`);
-    t.match(run.stdout, /6 files Slack hosts stayed links to Slack/, 'the files that stayed links, counted');
+    t.match(run.stdout, /15 files Slack hosts stayed links to Slack/, 'the files that stayed links, counted');
     t.match(run.stdout, /3 reactions with custom emoji were left out/, 'the custom emoji reactions left out');
     t.equal(slack.requests.length, 0, 'no request to Slack');
   });
@@ -129,13 +135,14 @@ t.test('a Slack export imported with a token', async (t) => {
     child.stdout.on('data', (c) => (early += c));
     child.stderr.on('data', (c) => (early += c));
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    const cached = () => {
+    // The cache names a file by its URL's hash (src/import/slack/files.ts).
+    const cached = (url: string) => {
       const imports = join(dataDir, 'imports');
-      if (!existsSync(imports)) return 0;
-      return readdirSync(imports).map((j) => join(imports, j, 'slack-cache', 'files')).filter(existsSync).flatMap((d) => readdirSync(d).filter((f) => !f.endsWith('.part'))).length;
+      const name = createHash('sha256').update(url).digest('hex').slice(0, 40);
+      return existsSync(imports) && readdirSync(imports).some((j) => existsSync(join(imports, j, 'slack-cache', 'files', name)));
     };
-    // apple.png and moved.txt are whole in the cache; notes-stored.txt is under way.
-    await waitFor('the held download and the two others', () => slack.requests.some((r) => r.path.endsWith('notes-stored.txt')) && cached() >= 2);
+    // apple.png is whole in the cache; notes-stored.txt is under way.
+    await waitFor('the held download and a whole one', () => slack.requests.some((r) => r.path.endsWith('notes-stored.txt')) && cached(messages[0].files[0].url_private));
     child.kill('SIGKILL');
     await exited;
     t.equal(anyFileHolds(dataDir, TOKEN), null, 'an interrupted run left the token in no file');
@@ -145,7 +152,7 @@ t.test('a Slack export imported with a token', async (t) => {
     const run = await stoa(dataDir, ['realm', 'import', zip, '--subdomain', 'slacky', '--slack-threads', '--slack-token', TOKEN], env);
     outputs.push(run.stdout, run.stderr);
     t.equal(run.code, 0, `the second run finishes${run.code ? `: ${run.stderr}` : ''}`);
-    t.match(run.stdout, /From Slack's API: 6 users \(avatars for 2; 1 could not be had\), 1 custom emoji, the team icon; 3 of 6 files downloaded/, 'what came from Slack');
+    t.match(run.stdout, /From Slack's API: 6 users \(avatars for 2; 1 could not be had\), 1 custom emoji, the team icon; 12 of 15 files downloaded/, 'what came from Slack');
     t.match(run.stdout, /1 users the export names could not be had from Slack \(users\.info\); their messages are left out/, 'a user Slack would not describe');
     t.match(run.stdout, /3 files could not be downloaded; their messages keep their links to Slack/, 'the failures, counted');
     t.match(run.stdout, /secret\.pdf \(https:\/\/files\.slack\.com\/files-pri\/T1-F2\/secret\.pdf\): HTTP 403/, 'a refused file, with its status');
@@ -157,6 +164,8 @@ t.test('a Slack export imported with a token', async (t) => {
     t.equal(count('/abc.gif'), 1, 'nor an emoji');
     t.equal(count('/notes-stored.txt'), 2, 'the interrupted download starts over');
     t.equal(count('/big.bin'), 0, 'a file over the limit is not asked for');
+    t.ok(slack.maxInFlight() <= CONCURRENCY, `at most ${CONCURRENCY} downloads at once (${slack.maxInFlight()})`);
+    t.ok(slack.maxInFlight() > 1, 'and more than one');
   });
 
   t.test('the token goes to Slack\'s hosts only, and is kept nowhere', async (t) => {
@@ -189,8 +198,14 @@ t.test('a Slack export imported with a token', async (t) => {
     t.notMatch(people.find((p) => p.email === 'bob@example.com')!.avatar_url ?? '', /^\/user_avatars\//, 'one Slack could not serve: the default');
 
     const got = (await as(alice)('GET', '/messages', { anchor: 'oldest', num_before: 0, num_after: 20, narrow: [{ operator: 'channel', operand: 'general' }], apply_markdown: false })).body.messages as Json[];
-    t.equal(got.length, 9, 'every message but the one of a user Slack would not describe');
-    const [look, secret, gone, two, big, moved, bot, forgotten, dave] = got;
+    t.equal(got.length, 11, 'every message but the one of a user Slack would not describe');
+    const [look, secret, gone, two, big, moved, busy, many, bot, forgotten, dave] = got;
+    const busyLink = /^busy\n\[busy\]\((\/user_uploads\/[^)]+)\)$/.exec(busy.content);
+    t.ok(busyLink, 'a file Slack answered 429 for is fetched after the wait');
+    t.equal((await fetchRaw(ts, busyLink![1], { auth: alice, host })).body.toString(), 'after a wait', 'whole');
+    const parts = [...(many.content as string).matchAll(/\[part(\d)\]\((\/user_uploads\/[^)]+)\)/g)];
+    t.same(parts.map((p) => p[1]), ['0', '1', '2', '3', '4', '5', '6', '7'], 'eight files of one message, in their order');
+    t.equal((await fetchRaw(ts, parts[7][2], { auth: bob, host })).body.toString(), 'part 7', 'each its own upload');
     t.same([bot, forgotten, dave].map((m) => [m.sender_email, m.content]), [['github-bot@slack.invalid', 'build passed'], ['deletedslackb2-bot@slack.invalid', 'from a bot Slack forgot'], ['dave@other.slack.com', 'hello from the other workspace']], 'integration bots\' and other workspaces\' messages');
     const apple = /^Look!\n\[Apple fruit\]\((\/user_uploads\/\d+\/[0-9a-f]{2}\/[\w-]{24}\/apple\.png)\)$/.exec(look.content);
     t.ok(apple, `a downloaded file is linked as the reference links it: ${look.content}`);
@@ -210,12 +225,12 @@ t.test('a Slack export imported with a token', async (t) => {
     t.equal((await fetchRaw(ts, apple![1], { auth: null, host })).status, 401, 'nobody without credentials');
 
     const attachments = (await as(alice)('GET', '/attachments')).body.attachments as Json[];
-    t.same(attachments.map((a) => a.name).sort(), ['apple.png', 'moved.txt', 'notes.txt'], 'the sender owns the attachments');
+    t.same(attachments.map((a) => a.name).sort(), ['apple.png', 'moved.txt', 'notes.txt', ...Array.from({ length: 8 }, (_, i) => `part${i}.txt`)], 'the sender owns the attachments');
     const a = attachments.find((x) => x.name === 'apple.png')!;
     t.equal(a.size, PNG.length, 'with the size');
     t.equal(a.create_time, (DAY - 60) * 1000, 'the time Slack created the file');
     t.same(a.messages.map((m: Json) => m.id), [look.id], 'and the message that links it');
-    t.same((await as(bob)('GET', '/attachments')).body.attachments, [], 'someone whose files stayed on Slack owns none');
+    t.same(((await as(bob)('GET', '/attachments')).body.attachments as Json[]).map((x) => x.name), ['busy.txt'], 'someone else owns theirs; the files that stayed on Slack are nobody\'s');
 
     const reactions = (look.reactions as Json[]).map((r) => `${r.emoji_name}:${r.reaction_type}`).sort();
     t.same(reactions, ['+1:unicode_emoji', 'partyparrot:realm_emoji', 'partyparrot:realm_emoji'], 'custom emoji reactions (an alias as its emoji); an unknown one left out');
