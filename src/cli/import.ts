@@ -19,7 +19,8 @@ async function importCommand(file: string, opts: { subdomain?: string; slackThre
   if (config.cluster) throw new CliError('imports into a cluster node are not supported: import on a single server (without STOA_ETCD), or ask for it');
   const progress = consoleProgress();
   try {
-    const result = await withWriteAccess(config, (directory) => runImport(config, directory, file, {
+    const result = await withWriteAccess(config, (directory) =>
+      runImport(config, directory, file, {
         subdomain: opts.subdomain,
         slackThreads: opts.slackThreads,
         slackToken: opts.slackToken || process.env.STOA_SLACK_TOKEN || undefined,
