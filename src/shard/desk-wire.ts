@@ -30,7 +30,15 @@ export type ShardNote =
 
 /** Front end -> shard (link tasks nobody waits for). */
 export type DeskTask =
-  /** A poll answered or parked at a desk: it acknowledged up to lastEventId (if given). */
-  | { kind: 'deskPoll'; queueId: string; lastEventId?: number; parked: boolean }
-  /** The poll parked at a desk ended without events (its client left, or a new poll came). */
+  /**
+   * A poll answered or parked at a desk: it acknowledged up to lastEventId (if given). `newest`
+   * is the newest event id the desk had seen: a poll parked below events the shard has already
+   * sent is answered as they arrive, so it is over as far as the shard is concerned.
+   */
+  | { kind: 'deskPoll'; queueId: string; lastEventId?: number; parked: boolean; newest: number }
+  /**
+   * The poll parked at a desk ended without events (its client left, or a new poll came, or
+   * the realm's desks went). One answered with events needs none: the shard ended it when it
+   * sent them (ShardDesks.pushFor), or when its deskPoll came in after them.
+   */
   | { kind: 'deskIdle'; queueId: string };

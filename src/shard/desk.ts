@@ -93,7 +93,7 @@ export class FrontDesks {
     if (desk.parked) this.answer(poll.queueId, desk.parked, [], []);
     desk.parked = null;
     const now = desk.ids.length > 0 || poll.dontBlock || this.draining;
-    this.send({ kind: 'deskPoll', queueId: poll.queueId, lastEventId: last, parked: !now });
+    this.send({ kind: 'deskPoll', queueId: poll.queueId, lastEventId: last, parked: !now, newest: desk.newest });
     const parked: Parked = { poll, headers, userId: desk.userId };
     if (now) {
       this.answer(poll.queueId, parked, desk.ids, desk.heads);
@@ -138,11 +138,11 @@ export class FrontDesks {
             desk.heads.push(note.heads[list[i + 1]]);
             if (list[i] > desk.newest) desk.newest = list[i];
           }
+          // The shard knows this poll is over (desk-wire.ts, deskIdle): no note back.
           if (desk.parked) {
             const parked = desk.parked;
             desk.parked = null;
             this.answer(queueId, parked, desk.ids, desk.heads);
-            this.send({ kind: 'deskIdle', queueId });
           }
         }
         return;

@@ -21,7 +21,7 @@ import { eventHead, type EventQueue, type ShapedEvent } from './queue.js';
  *     poll ── not at a desk ─────────────────────>  poll(): answer + Grant, queue.remote = true
  *     desk <──────────────────────────────────────  ...
  *     poll ── at the desk: answered or parked here
- *          ── deskPoll {ack, parked} ─────────────>  prune, expiry / heartbeat, rate count
+ *          ── deskPoll {ack, parked, newest} ─────>  prune, expiry / heartbeat, rate count
  *     desk <── events {heads, [queue, ids]} ──────  a commit's deliveries to remote queues
  *     desk <── drop / auth / drain / reset ───────  queue gone; credentials changed; stop
  *
@@ -87,7 +87,9 @@ export class ShardDesks {
     if (lastEventId !== undefined && lastEventId >= queue.newestPruned && lastEventId <= queue.lastEventId) queue.prune(lastEventId);
     // Counted here too, so that a poll that reaches the shard later meets the same budget.
     userLimitersOf(this.shard)?.events.take(`${queue.opts.realmId}:${queue.opts.userId}`);
-    if (task.parked) {
+    // A poll parked while events it had not seen were on their way is answered with them as they
+    // reach the desk (which then tells nothing more): for the shard it is over already.
+    if (task.parked && queue.newestQueued <= task.newest) {
       this.hooks.cancelExpiry(queue);
       queue.remoteParked = this.hooks.heartbeat(queue);
     } else this.hooks.armExpiry(queue);

@@ -1,0 +1,51 @@
+import t from 'tap';
+import { ShardDesks, type QueueHooks } from '../../../src/api/events/desk.js';
+import { EventQueue } from '../../../src/api/events/queue.js';
+import type { Timer } from '../../../src/lib/timer-wheel.js';
+import type { Shard } from '../../../src/shard/shard.js';
+
+/**
+ * The shard's side of a desk's poll (api/events/desk.ts run): a parked poll keeps a heartbeat,
+ * unless events the desk had not seen were already on their way to it, which answer the poll
+ * as they arrive (the desk then sends no deskIdle: shard/desk.ts).
+ */
+function setup() {
+  const calls: string[] = [];
+  const queue = new EventQueue({ realmId: 1, userId: 7, eventTypes: null, narrow: [], allPublicStreams: false, applyMarkdown: true, clientGravatar: false, capabilities: {}, lifespanSecs: 600 }, 1, 'q1');
+  queue.remote = true;
+  const hooks: QueueHooks = {
+    queue: (id) => (id === 'q1' ? queue : undefined),
+    armExpiry: () => void calls.push('expiry'),
+    cancelExpiry: () => void calls.push('no expiry'),
+    heartbeat: () => {
+      calls.push('heartbeat');
+      return {} as Timer;
+    },
+  };
+  const shard = { config: { rateLimits: { enabled: false, perUser: [] } }, wheel: { cancel: () => void calls.push('cancel') }, toFront: () => undefined } as unknown as Shard;
+  return { desks: new ShardDesks(shard, hooks), queue, calls };
+}
+
+t.test('a poll parked at a desk that has seen every event keeps a heartbeat', async (t) => {
+  const { desks, queue, calls } = setup();
+  queue.push({ type: 'message' }, 4, 0);
+  desks.run({ kind: 'deskPoll', queueId: 'q1', lastEventId: 4, parked: true, newest: 4 });
+  t.same(calls, ['no expiry', 'heartbeat'], 'parked: the heartbeat runs, the queue does not age');
+  t.ok(queue.remoteParked, 'the queue counts as polled');
+});
+
+t.test('a poll parked below events already sent to the desk is over for the shard', async (t) => {
+  const { desks, queue, calls } = setup();
+  queue.push({ type: 'message' }, 4, 0);
+  queue.push({ type: 'message' }, 5, 0);
+  // The desk parked it having seen 4; event 5 was delivered (and sent to the desk) meanwhile.
+  desks.run({ kind: 'deskPoll', queueId: 'q1', lastEventId: 4, parked: true, newest: 4 });
+  t.same(calls, ['expiry'], 'no heartbeat: the queue ages until the next poll');
+  t.equal(queue.remoteParked, null, 'the queue does not count as polled');
+});
+
+t.test('a poll answered at the desk lets the queue age', async (t) => {
+  const { desks, calls } = setup();
+  desks.run({ kind: 'deskPoll', queueId: 'q1', parked: false, newest: -1 });
+  t.same(calls, ['expiry']);
+});
