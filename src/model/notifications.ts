@@ -35,7 +35,7 @@ export type Trigger = (typeof TRIGGER)[keyof typeof TRIGGER];
 /** The triggers that a mention of some kind caused. */
 export const MENTION_TRIGGERS: ReadonlySet<string> = new Set([TRIGGER.mention, TRIGGER.topicWildcard, TRIGGER.streamWildcard, TRIGGER.topicWildcardInFollowed, TRIGGER.streamWildcardInFollowed]);
 
-/** A user's effective personal setting; the caller passes its accessor (the defaults live with /register). */
+/** A user's effective personal setting; the caller passes its accessor (model/user-settings.ts userSetting, or a test's). */
 export type SettingOf = (user: UserRecord, name: string) => unknown;
 
 /** One user's notification data for one message (the reference's dataclass, field for field). */
