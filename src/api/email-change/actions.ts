@@ -12,7 +12,7 @@ import { zuliprcPath } from '../../store/directory.js';
 import { notifyAvatarUrlChange } from '../avatars/actions.js';
 import { existingUserProblem, isValidEmail, realmRefusals } from '../../model/email-addresses.js';
 import { attemptKey, limiterOf } from '../server/fetch-api-key.js';
-import { RateLimiter } from '../server/rate-limit.js';
+import { RateLimiter } from '../../lib/rate-limit.js';
 import { isAdmin } from '../streams/access.js';
 import { saveUser } from '../users/actions.js';
 import { confirmNewEmail } from './mail-text.js';

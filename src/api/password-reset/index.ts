@@ -1,4 +1,4 @@
-import { RateLimiter } from '../server/rate-limit.js';
+import { RateLimiter } from '../../lib/rate-limit.js';
 import { log } from '../../lib/log.js';
 import { mailerFor } from '../../lib/mail.js';
 import type { RealmState } from '../../model/realm-state.js';
