@@ -1,4 +1,4 @@
-import { groupsView } from '../default-streams/groups.js';
+import { groupsView } from '../streams/default-groups.js';
 import { domainsOf, domainView } from '../realm-domains/actions.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../version.js';
 import { me, type OpContext } from '../operation.js';
@@ -22,7 +22,7 @@ import { draftView, listDrafts, MAX_DRAFTS_IN_REGISTER } from '../drafts/actions
 import { listSnippets, snippetView } from '../saved-snippets/actions.js';
 import { listViews, navigationView } from '../navigation-views/actions.js';
 import { pendingScheduled, reminderView, scheduledView } from '../scheduled-messages/actions.js';
-import { realmEmojiViews } from '../emoji/views.js';
+import { realmEmojiViews } from '../../model/realm-emoji.js';
 import { mutedTopicsView, userTopicsView } from '../user-topics/views.js';
 import { channelFoldersView } from '../channel-folders/views.js';
 import { MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH, usesChannelFolders } from '../../model/channel-folders.js';

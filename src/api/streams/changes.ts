@@ -1,4 +1,4 @@
-import { dropFromGroups } from '../default-streams/groups.js';
+import { dropFromGroups } from './default-groups.js';
 import { liveDefaultStreamIds } from '../../model/default-streams.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { GroupSetting, StreamRecord } from '../../model/types.js';
