@@ -15,11 +15,11 @@ import { writeJson } from './reply-write.js';
 
 /**
  * The requests a connected client makes most, after its long-poll: sends, typing, presence,
- * flags. Their routes take no path parameter, no larger body, no login counting.
+ * flags. Their routes take no path parameter, no larger body, no login counting, no payload.
  */
 const FAST_PATHS = ['/messages', '/typing', '/users/me/presence', '/messages/flags'];
 const FAST = new Map(
-  routes.filter((route) => route.method === 'POST' && FAST_PATHS.includes(route.path) && !route.bodyBytes && !route.login).map((route) => [`/api/v1${route.path}`, route]),
+  routes.filter((route) => route.method === 'POST' && FAST_PATHS.includes(route.path) && !route.bodyBytes && !route.login && !route.payload).map((route) => [`/api/v1${route.path}`, route]),
 );
 const FORM = 'application/x-www-form-urlencoded';
 const DIGITS = /^\d+$/;
