@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { rangeProblem } from './lib/address-ranges.js';
 import type { EmailConfig } from './lib/mail.js';
 
@@ -123,8 +123,10 @@ export interface ResolvedConfig extends Config {
 
 export class ConfigError extends Error {}
 
-const schema = JSON.parse(readFileSync(resolve(projectRoot, 'schemas/config.schema.json'), 'utf8'));
-const validate = new Ajv({ allErrors: false }).compile<Config>(schema);
+// Compiled on first use: shard threads import this module for small helpers (notifyConfig) and
+// never validate, and compiling (Ajv's meta-schema first) cost each thread about 150 ms of its start.
+let validator: ValidateFunction<Config> | null = null;
+const configValidator = () => (validator ??= new Ajv({ allErrors: false }).compile<Config>(JSON.parse(readFileSync(resolve(projectRoot, 'schemas/config.schema.json'), 'utf8'))));
 
 function readJson(file: string): Record<string, unknown> {
   let text: string;
@@ -204,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     if (limits !== 'on' && limits !== 'off') throw new ConfigError(`STOA_RATE_LIMITS must be "on" or "off", got "${limits}"`);
     merged.rateLimits = { ...(merged.rateLimits as object), enabled: limits === 'on' };
   }
+  const validate = configValidator();
   if (!validate(merged)) {
     const e = validate.errors![0];
     const where = e.instancePath ? `option "${e.instancePath.slice(1).replace(/\//g, '.')}"` : 'config';
