@@ -284,6 +284,7 @@ export const VARIABLES = [
   'STOA_EMAIL_FROM', 'STOA_SMTP_HOST', 'STOA_SMTP_PORT', 'STOA_SMTP_USER', 'STOA_SMTP_PASSWORD',
   'STOA_ETCD', 'STOA_NODE_ID', 'STOA_ADVERTISE',
   'STOA_PUSH_SERVICES_URL', 'STOA_PUSH_CONTACT_EMAIL',
+  'STOA_SLACK_TOKEN',
 ];
 /** Variables of the test suite and the bench, which the server does not read but need no warning. */
 const TOOL_VARIABLES = /^STOA_(TEST_|FUZZ_|BENCH_|PYTHON_ZULIP_API$)/;

@@ -9,7 +9,10 @@ import { detect, stage, type SourceKind } from './archive.js';
 import { ImportError } from './errors.js';
 import { convertMattermost } from './mattermost/convert.js';
 import type { Progress } from './progress.js';
+import { SlackClient } from './slack/api.js';
+import type { SlackLeftBehind } from './slack/attach.js';
 import { convertSlack } from './slack/convert.js';
+import { fetchFromSlack, type SlackFetchReport } from './slack/files.js';
 import { checkExport, importZulip, type ImportSummary } from './zulip/import.js';
 import { ZulipExport } from './zulip/read.js';
 
@@ -18,7 +21,10 @@ import { ZulipExport } from './zulip/read.js';
  * (written atomically, fsynced) and by the checkpoint the shard keeps with the rows it writes
  * (zulip/import.ts). Running the same command again after a crash or kill -9 continues where the
  * last committed step left off. Slack and Mattermost exports are first converted into the
- * reference's format, as the reference's own importers do, and imported from there.
+ * reference's format, as the reference's own importers do, and imported from there. A Slack
+ * export's downloads (with a token) are cached in <job>/slack-cache/, which outlives a restarted
+ * staging, so a run stopped while downloading fetches only the rest; the token itself is kept
+ * nowhere.
  */
 interface JobFile {
   file: string;
@@ -28,6 +34,15 @@ interface JobFile {
   staged?: string;
   realmId?: number;
   shard?: number;
+  /** A Slack export's report (what was fetched, what stayed links), for the end of a resumed run. */
+  slack?: SlackReport;
+}
+
+export interface SlackReport {
+  /** Whether the conversion had a token. */
+  token: boolean;
+  fetched?: SlackFetchReport;
+  left: SlackLeftBehind;
 }
 
 export interface ImportOptions {
@@ -35,12 +50,17 @@ export interface ImportOptions {
   progress: Progress;
   /** Slack: turn threads into topics of their own (the reference's --convert-slack-threads). */
   slackThreads?: boolean;
+  /** Slack: an API token, to fetch the files, custom emoji, icon and user list (never stored). */
+  slackToken?: string;
+  /** Slack, for tests only: the origin that plays Slack's hosts (SlackClientOptions.testOrigin). */
+  slackTestOrigin?: string;
 }
 
 export interface ImportResult extends ImportSummary {
   subdomain: string;
   url: string;
   kind: SourceKind;
+  slack?: SlackReport;
 }
 
 function importsDir(dataDir: string): string {
@@ -82,15 +102,21 @@ export async function runImport(config: ResolvedConfig, directory: Directory, fi
   const { progress } = opts;
   try {
     if (!job.staged) {
-      rmSync(work, { recursive: true, force: true });
+      for (const part of ['unpacked', 'converted']) rmSync(join(work, part), { recursive: true, force: true });
       progress.phase('unpacking', 1);
       const unpacked = await stage(file, join(work, 'unpacked'));
       const { kind, root } = detect(file, unpacked);
       let staged = root;
-      if (kind === 'slack') staged = await convertSlack(root, join(work, 'converted'), { threads: opts.slackThreads ?? false, progress });
-      else if (kind === 'mattermost') staged = await convertMattermost(root, join(work, 'converted'), { progress, team: opts.subdomain });
+      let slack: SlackReport | undefined;
+      if (kind === 'slack') {
+        const token = opts.slackToken;
+        const fetched = token ? await fetchFromSlack(root, new SlackClient({ token, testOrigin: opts.slackTestOrigin }), join(work, 'slack-cache'), progress) : undefined;
+        const converted = await convertSlack(root, join(work, 'converted'), { threads: opts.slackThreads ?? false, progress, fetched });
+        staged = converted.dir;
+        slack = { token: token !== undefined, fetched: fetched?.report, left: converted.left };
+      } else if (kind === 'mattermost') staged = await convertMattermost(root, join(work, 'converted'), { progress, team: opts.subdomain });
       progress.tick(1);
-      job = { ...job, kind, staged };
+      job = { ...job, kind, staged, slack };
       saveJob(jobPath, job);
     }
     const source = new ZulipExport(job.staged!);
@@ -123,7 +149,7 @@ export async function runImport(config: ResolvedConfig, directory: Directory, fi
     rmSync(jobPath, { force: true });
     const host = subdomain ? `${subdomain}.${config.externalHost}` : config.externalHost;
     const done = summary ?? { realmId: job.realmId!, users: 0, messages: 0, passwordsKept: 0, needPasswordReset: [] };
-    return { ...done, subdomain, url: `${config.scheme}://${host}`, kind: job.kind! };
+    return { ...done, subdomain, url: `${config.scheme}://${host}`, kind: job.kind!, slack: job.slack };
   } catch (err) {
     // A refused export leaves nothing: no job, no staging, no realm.
     if (err instanceof ImportError && job.realmId === undefined) {

@@ -63,12 +63,12 @@ export class ExportWriter {
     this.usermessages = [];
   }
 
-  /** Writes realm.json, attachment.json and the records of the file folders. */
-  finish(importSource: string, attachments: Row[] = [], uploads: Row[] = [], emoji: Row[] = []): void {
+  /** Writes realm.json, attachment.json and the records of the file folders (their files are the caller's). */
+  finish(importSource: string, attachments: Row[] = [], uploads: Row[] = [], emoji: Row[] = [], icons: Row[] = [], avatars: Row[] = []): void {
     this.flush();
     writeFileSync(join(this.dir, 'realm.json'), JSON.stringify({ ...this.tables, import_source: importSource }));
     writeFileSync(join(this.dir, 'attachment.json'), JSON.stringify({ zerver_attachment: attachments }));
-    for (const [folder, records] of [['uploads', uploads], ['avatars', []], ['emoji', emoji], ['realm_icons', []]] as const) {
+    for (const [folder, records] of [['uploads', uploads], ['avatars', avatars], ['emoji', emoji], ['realm_icons', icons]] as const) {
       mkdirSync(join(this.dir, folder), { recursive: true });
       writeFileSync(join(this.dir, folder, 'records.json'), JSON.stringify(records));
     }

@@ -15,6 +15,7 @@ import { TimerWheel } from '../lib/timer-wheel.js';
 import { log } from '../lib/log.js';
 import { realmUnavailable, storageError } from '../lib/errors.js';
 import { shardFile, StoreError } from '../store/integrity.js';
+import { realmSecretKey } from '../store/realm-copy.js';
 
 /** How long a stop waits for the store to flush and close. */
 const CLOSE_LIMIT_MS = 5_000;
@@ -101,6 +102,33 @@ export class Shard implements StoreView {
   /** A key for one purpose, derived from the shard's secret: no two purposes share a key. */
   signingKey(purpose: string): Buffer {
     return createHmac('sha256', this.secret).update(purpose).digest();
+  }
+
+  private readonly realmSecrets = new Map<number, Promise<Buffer>>();
+
+  /**
+   * A key for one purpose and one realm, derived from a secret the realm's rows carry
+   * (`secret:<realmId>:` in meta, which a cluster move copies with the realm): what is signed
+   * with it, a call link in a message, still verifies after the realm moves to another shard.
+   * The secret is made on first use; concurrent first uses share the one write.
+   */
+  realmSigningKey(realmId: number, purpose: string): Promise<Buffer> {
+    let secret = this.realmSecrets.get(realmId);
+    if (!secret) {
+      secret = this.readRealmSecret(realmId);
+      this.realmSecrets.set(realmId, secret);
+      secret.catch(() => this.realmSecrets.delete(realmId));
+    }
+    return secret.then((key) => createHmac('sha256', key).update(purpose).digest());
+  }
+
+  private async readRealmSecret(realmId: number): Promise<Buffer> {
+    const key = realmSecretKey(realmId);
+    const stored = this.read<Uint8Array>(this.store.meta, key);
+    if (stored) return Buffer.from(stored);
+    const secret = randomBytes(32);
+    await this.batch().put(this.store.meta, key, secret).commit();
+    return secret;
   }
 
   /** The id counters; never lowered: an id a failed transaction took is skipped, not reused. */

@@ -17,7 +17,8 @@ import type { Key, ShardStore, ShardTable } from './shard-store.js';
  *               (notify) name the realm in the key; token rows (['t'|'m', token] of channelEmails,
  *               ['unsub', token] of notify) in their value
  *   jobs        `jobs` rows whose JobRecord names the realm, and their `jobKeys` rows
- *   meta        the realm's `dmgroup:<realmId>:` rows; the shard's id counters (`seq:<kind>`),
+ *   meta        the realm's `dmgroup:<realmId>:` and `secret:<realmId>:` rows (REALM_META); the
+ *               shard's id counters (`seq:<kind>`),
  *               which the receiving shard raises its own to (a realm's user, channel and group
  *               ids come from its first shard's counters: the next ones must lie above them)
  *   live        event queues and the event log: they end with the move (clients register again)
@@ -25,6 +26,17 @@ import type { Key, ShardStore, ShardTable } from './shard-store.js';
  * Values are decoded and encoded again: each table's records share structures (msgpackr's
  * sharedStructuresKey) that differ from store to store, so raw bytes would not read back.
  */
+/** Prefixes of the meta rows that belong to one realm: `<prefix>:<realmId>:...`. */
+const REALM_META = ['dmgroup', 'secret'];
+
+/** The meta row of a realm's own secret (Shard.realmSigningKey): it moves with the realm. */
+export const realmSecretKey = (realmId: number) => `secret:${realmId}:`;
+
+function realmOfMetaKey(key: string): number | undefined {
+  const [prefix, realm, rest] = key.split(':', 3);
+  return rest !== undefined && REALM_META.includes(prefix) ? Number(realm) : undefined;
+}
+
 type Scope = 'prefix' | 'realm' | 'messages' | 'tagged' | 'jobs' | 'meta' | 'live';
 
 export const TABLE_SCOPES: Record<ShardTable, Scope> = {
@@ -148,7 +160,9 @@ function* stepRows(store: ShardStore, realmId: number, step: Step, after: Key | 
       return;
     case 'meta':
       for (const [key, value] of rangeRows(store.meta, 'seq:', 'seq;', null)) yield { rows: [['meta', key, value]], resume: key };
-      for (const [key, value] of rangeRows(store.meta, `dmgroup:${realmId}:`, `dmgroup:${realmId};`, null)) yield { rows: [['meta', key, value]], resume: key };
+      for (const prefix of REALM_META) {
+        for (const [key, value] of rangeRows(store.meta, `${prefix}:${realmId}:`, `${prefix}:${realmId};`, null)) yield { rows: [['meta', key, value]], resume: key };
+      }
       return;
     default:
       for (const [key, value] of rangeRows(store[step], [realmId], [realmId + 1], after)) yield { rows: [[step, key, value]], resume: key };
@@ -223,7 +237,7 @@ export function realmOfWrite(table: ShardTable, key: Key, value: unknown): numbe
     case 'tagged':
       return TAGS_WITH_REALM[table]!.includes(String((key as unknown[])[0])) ? ((key as number[])[1] as number) : (value as { realmId?: number } | undefined)?.realmId;
     case 'meta':
-      return typeof key === 'string' && key.startsWith('dmgroup:') ? Number(key.split(':')[1]) : undefined;
+      return typeof key === 'string' ? realmOfMetaKey(key) : undefined;
     default:
       return undefined;
   }

@@ -70,10 +70,14 @@ t.test('a realm copied, changed while tracked, copied again, and cleared', async
   await call(cy, 'drafts.create', { drafts: [{ type: 'stream', to: [], topic: 'later', content: 'a draft', timestamp: 1 }] });
   t.equal((await call(cy, 'scheduledMessages.create', { type: 'stream', to: 1, topic: 'soon', content: 'tomorrow', scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86_400 })).status, 200, 'a scheduled message');
   await call(other.owner, 'messages.send', { type: 'stream', to: 'general', topic: 'elsewhere', content: 'another realm' }, {}, 'POST', 2);
+  // A call link, as a message would carry it: signed with the realm's key (a meta row).
+  const link = (await call(bea, 'calls.bigBlueButtonCreate', { meeting_name: 'standup' }, {}, 'GET')).body.url as string;
 
   const dir = mkdtempSync(join(tmpdir(), 'stoa-copy-dest-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const dest = Shard.open(0, resolveConfig(loadConfig({}, { dataDir: dir, shards: 1, logLevel: 'silent' }), 0));
+  // BigBlueButton at an address nobody answers: a link that verifies gets as far as calling it.
+  const bigBlueButton = { url: 'http://127.0.0.1:9/bigbluebutton/', secret: 'bbb' };
+  const dest = Shard.open(0, resolveConfig(loadConfig({}, { dataDir: dir, shards: 1, logLevel: 'silent', bigBlueButton }), 0));
   t.teardown(() => dest.close());
 
   // The warm copy, taken while writes go on and are tracked.
@@ -110,6 +114,8 @@ t.test('a realm copied, changed while tracked, copied again, and cleared', async
   dest.messageIds.raiseTo(shard.messageIds.current());
   await runRealmMove(dest, { kind: 'admin', op: 'realmResume', realmId: 1 });
   const there = dest.realm(1)!;
+  const joined = await dispatch(dest, { kind: 'request', op: 'calls.bigBlueButtonJoin', method: 'GET', realmId: 1, authorization: `Basic ${Buffer.from(`${cy.email}:${cy.apiKey}`).toString('base64')}`, params: { bigbluebutton: new URL(link, 'http://x').searchParams.get('bigbluebutton')! }, pathParams: {}, userAgent: 'test', remoteAddr: '127.0.0.1' });
+  t.match(joined.body, /Error connecting to the BigBlueButton server/, 'a call link made before the move still verifies on the copy');
   t.equal(there.users.size, shard.realm(1)!.users.size, 'the copy has the realm\'s users');
   const reply = await dispatch(dest, { kind: 'request', op: 'messages.send', method: 'POST', realmId: 1, authorization: `Basic ${Buffer.from(`${bea.email}:${bea.apiKey}`).toString('base64')}`, params: { type: 'stream', to: 'general', topic: 'copy', content: 'on the copy' }, pathParams: {}, userAgent: 'test', remoteAddr: '127.0.0.1' });
   t.ok(JSON.parse(reply.body).id > second.body.id, 'a send on the copy takes a higher id');

@@ -81,7 +81,7 @@ t.test('conversion of the reference\'s message fixtures', async (t) => {
     messages = await convert(t, ['thread_with_text_formattings_in_topic_name']);
     t.equal(byContent(messages, '**foo** *bar* ~~baz~~ [qux](https://chat.zulip.org)')[0].subject, '2019-01-10 **foo** *bar* ~~baz~~ [qux](https://chat.zulip.o…', 'formatting');
     messages = await convert(t, ['thread_with_file_link_formatting_in_topic_name']);
-    // The reference downloads Slack's files with an API token; here they stay links to Slack.
+    // Without a token (slack-files.test.ts has one) the file stays a link to Slack.
     t.match(messages[0].content, /^Look!\n\[Apple\]\(https:\/\//, 'a file becomes a link');
     t.match(messages[0].subject, /^2018-09-16 Look!\n\[Apple\]\(/, 'and the topic starts as the reference\'s');
   });

@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { escapeAll as h } from '../../markdown/preprocess.js';
 import { htmlPage } from '../html-page.js';
+import type { Shard } from '../../shard/shard.js';
 import { me, operation, type Reply } from '../operation.js';
 
 /**
@@ -15,13 +16,17 @@ import { me, operation, type Reply } from '../operation.js';
  * call's creator and viewer for everyone else.
  */
 
-/** Join links are posted in messages and opened later: signed with a key the store keeps. */
-const signingKey = (shard: { signingKey(purpose: string): Buffer }) => shard.signingKey('bigbluebutton');
+/**
+ * Join links are posted in messages and opened later, maybe after the organization moved to
+ * another node: signed with the realm's own key, which moves with it. Links signed before the
+ * realms had keys used the shard's, which still verifies them where they were made.
+ */
+const realmKey = (ctx: { shard: Shard; realm: { id: number } }) => ctx.shard.realmSigningKey(ctx.realm.id, 'bigbluebutton');
 
 const create = operation<{ meeting_name: string; voice_only?: boolean }>({
   auth: 'user',
   params: { properties: { meeting_name: { type: 'string' }, voice_only: { type: 'boolean' } }, required: ['meeting_name'] },
-  handler: (ctx) => {
+  handler: async (ctx) => {
     const meeting = {
       meeting_id: `zulip-${randomInt(100_000_000_000, 999_999_999_999)}`,
       name: ctx.params.meeting_name,
@@ -30,7 +35,7 @@ const create = operation<{ meeting_name: string; voice_only?: boolean }>({
       moderator: me(ctx).id,
     };
     const payload = Buffer.from(JSON.stringify(meeting)).toString('base64url');
-    const signature = createHmac('sha256', signingKey(ctx.shard)).update(payload).digest('base64url');
+    const signature = createHmac('sha256', await realmKey(ctx)).update(payload).digest('base64url');
     return { url: `/calls/bigbluebutton/join?bigbluebutton=${payload}:${signature}` };
   },
 });
@@ -70,7 +75,7 @@ const join = operation<{ bigbluebutton?: string }>({
       return { __reply: page(400, 'BigBlueButton is not configured.', 'The administrator of this server sets <code>bigBlueButton.url</code> and <code>bigBlueButton.secret</code> in its configuration (see docs/OPERATIONS.md); or the organization chooses another video call provider in its settings.') };
     }
     if (!ctx.user) return { __reply: page(401, 'Log in to join this call', `Log in to <code>${h(ctx.realm.url)}</code> in this browser, then open the call link again.`) };
-    const meeting = unsign(signingKey(ctx.shard), ctx.params.bigbluebutton);
+    const meeting = unsign(await realmKey(ctx), ctx.params.bigbluebutton) ?? unsign(ctx.shard.signingKey('bigbluebutton'), ctx.params.bigbluebutton);
     if (!meeting) return { __reply: page(400, 'Invalid signature.', 'This call link is damaged: open it again from its message.') };
     const base = url.endsWith('/') ? url : `${url}/`;
     let xml: string;

@@ -4,6 +4,8 @@ import { emojiTables } from '../../markdown/emoji.js';
 import { ImportError } from '../errors.js';
 import type { Progress } from '../progress.js';
 import { DATA_IMPORT_CLIENT, DATA_IMPORT_CLIENTS, ExportWriter, truncate, userMessageFlags } from '../writer.js';
+import { SlackAttachments, type SlackLeftBehind } from './attach.js';
+import type { SlackFetched } from './files.js';
 import { blocksAndAttachments, slackFullName, toZulipMarkdown, type ConvertContext, type SlackUser } from './markdown.js';
 
 /**
@@ -14,10 +16,11 @@ import { blocksAndAttachments, slackFullName, toZulipMarkdown, type ConvertConte
  * conversion, skipped subtypes, and threads either in the channel's one topic or, with
  * `threads`, each in a topic of its own named by date and snippet.
  *
- * Unlike the reference, which asks Slack's API for the user list, custom emoji, the team icon
- * and the files, this works offline on the export alone: users come from users.json, files
- * Slack hosts stay links to Slack (the reference downloads them with a token), and custom emoji
- * reactions are skipped.
+ * What the reference asks Slack's API for with a token (the user list, custom emoji, the team
+ * icon and the files) comes in `fetched` when the import has a token (files.ts); then the files
+ * become uploads and the emoji the organization's (attach.ts). Without it the conversion works
+ * on the export alone: users come from users.json, files Slack hosts stay links to Slack, and
+ * custom emoji reactions are skipped; what stayed behind is counted in the result.
  */
 type Json = Record<string, any>;
 
@@ -53,10 +56,11 @@ function timezone(u: Json): string {
 /** The reference's get_user_email, with a placeholder where it would fail. */
 function email(u: Json, domain: string, bots: Map<string, string>): string {
   if (u.profile?.email) return u.profile.email as string;
+  if (u.is_mirror_dummy && u.team_domain) return `${String(u.name)}@${String(u.team_domain)}.slack.com`;
   if (u.profile?.bot_id) {
     const id = u.profile.bot_id as string;
     if (!bots.has(id)) {
-      const base = String(u.profile.real_name_normalized ?? u.profile.first_name ?? id).replace('Bot', '').replace(/ /g, '').toLowerCase();
+      const base = String(u.profile.real_name_normalized ?? u.profile.first_name ?? id).replaceAll('Bot', '').replace(/ /g, '').toLowerCase();
       let address = /^[a-z0-9._-]+$/.test(base) ? `${base}-bot@${domain}` : `${id.toLowerCase()}-bot@${domain}`;
       const taken = [...bots.values()].filter((e) => e === address || e.startsWith(address.replace('@', '-'))).length;
       if (taken > 0) address = address.replace('@', `-${taken + 1}@`);
@@ -78,10 +82,27 @@ function threadTopic(content: string, ts: number, counter: Map<string, number>):
   return truncate(`${date} ${content}`.trim(), 60 - count.length) + count;
 }
 
-export async function convertSlack(root: string, out: string, opts: { threads: boolean; progress: Progress; domain?: string }): Promise<string> {
+/**
+ * The reference's user list: users.list's members (they carry the addresses), with each one's
+ * custom profile fields from users.json, which only the export has; users.json's others after.
+ */
+function mergeUsers(fromFile: Json[], fromApi: Json[]): Json[] {
+  const byId = new Map(fromFile.map((u) => [u.id, u]));
+  const listed = new Set(fromApi.map((u) => u.id));
+  const merged = fromApi.map((u) => ({ ...u, profile: { ...(u.profile ?? {}), fields: byId.get(u.id)?.profile?.fields ?? u.profile?.fields } }));
+  return [...merged, ...fromFile.filter((u) => !listed.has(u.id))];
+}
+
+export async function convertSlack(
+  root: string,
+  out: string,
+  opts: { threads: boolean; progress: Progress; domain?: string; fetched?: SlackFetched },
+): Promise<{ dir: string; left: SlackLeftBehind }> {
   const domain = opts.domain ?? 'slack.invalid';
   const w = new ExportWriter(out);
-  const users = read(root, 'users.json');
+  const files = new SlackAttachments(out, opts.fetched ?? null);
+  const fromFile = read(root, 'users.json');
+  const users = opts.fetched ? mergeUsers(fromFile, opts.fetched.users) : fromFile;
   users.forEach((u, i) => {
     if (typeof u.id !== 'string' || typeof u.name !== 'string') throw new ImportError('users.json', `[${i}]`, 'a user needs an id and a name');
   });
@@ -116,7 +137,7 @@ export async function convertSlack(root: string, out: string, opts: { threads: b
       bot_owner: null,
       date_joined: Math.floor(Date.now() / 1000),
       timezone: timezone(u),
-      avatar_source: 'G',
+      avatar_source: files.avatar(u.id as string, id),
       avatar_version: 1,
     });
     // Custom profile fields: phone, skype and the workspace's own fields, as short text.
@@ -173,6 +194,7 @@ export async function convertSlack(root: string, out: string, opts: { threads: b
     recipients.set(m.name, { recipient, members: subscribe(m.members, recipient), direct: true });
   }
   const dms = new Map(read(root, 'dms.json', true).map((d) => [d.id as string, d.members as string[]]));
+  files.addEmojiAndIcon(w, realm);
   w.add('zerver_realm', realm);
   for (const c of DATA_IMPORT_CLIENTS) w.add('zerver_client', c);
 
@@ -208,9 +230,8 @@ export async function convertSlack(root: string, out: string, opts: { threads: b
       const converted = toZulipMarkdown(formatted !== '' ? formatted : String(m.text ?? ''), ctx);
       let content = converted.text;
       if (['bot_add', 'sh_room_created', 'me_message'].includes(m.subtype)) content = `/me ${content}`;
-      // Files stay links to where Slack keeps them.
-      const files = (m.subtype === 'file_share' && m.file ? [m.file] : (m.files ?? [])) as Json[];
-      const links = files.filter((f) => !['tombstone', 'hidden_by_limit'].includes(f.mode) && !['access_denied', 'file_not_found'].includes(f.file_access) && f.url_private).map((f) => `[${f.title ?? f.name}](${f.url_private})`);
+      const shared = files.links(m, sender, w.messageCount + 1);
+      const links = shared.links;
       if (links.length > 0) content = [content, ...links].filter((p) => p !== '').join('\n');
       const channel = recipients.get(m.conversation);
       const dm = dms.get(m.conversation);
@@ -236,7 +257,7 @@ export async function convertSlack(root: string, out: string, opts: { threads: b
         readers = channel!.members;
       }
       const id = w.message(
-        { sender, recipient, subject: topic, content: content.replace(/\0/g, ''), rendered_content: null, date_sent: Number(m.ts), sending_client: DATA_IMPORT_CLIENT, has_link: converted.hasLink || links.length > 0, has_image: false, has_attachment: false },
+        { sender, recipient, subject: topic, content: content.replace(/\0/g, ''), rendered_content: null, date_sent: Number(m.ts), sending_client: DATA_IMPORT_CLIENT, has_link: converted.hasLink || links.length > 0, has_image: shared.hasImage, has_attachment: shared.hasAttachment },
         readers.map((u) => [u, userMessageFlags(converted.mentioned.includes(u), isDirect)]),
       );
       // Reactions: skin tones dropped and merged, names mapped to the reference's emoji.
@@ -247,18 +268,20 @@ export async function convertSlack(root: string, out: string, opts: { threads: b
       }
       for (const [name, reactors] of merged) {
         const code = nameToCode.get(name);
-        if (!code) continue;
+        const custom = code ? undefined : files.customEmoji(name);
+        if (!code && custom === undefined) continue;
+        const emoji = code ? { emoji_name: codeToName.get(code) ?? name, emoji_code: code, reaction_type: 'unicode_emoji' } : { emoji_name: custom!.name, emoji_code: String(custom!.id), reaction_type: 'realm_emoji' };
         const seen = new Set<number>();
         for (const u of reactors) {
           const uid = userIds.get(u);
           if (uid === undefined || seen.has(uid)) continue;
           seen.add(uid);
-          w.add('zerver_reaction', { id: w.next('reaction'), message: id, user_profile: uid, emoji_name: codeToName.get(code) ?? name, emoji_code: code, reaction_type: 'unicode_emoji' });
+          w.add('zerver_reaction', { id: w.next('reaction'), message: id, user_profile: uid, ...emoji });
         }
       }
     }
     opts.progress.tick(n + 1);
   });
-  w.finish('slack');
-  return out;
+  w.finish('slack', files.attachments, files.uploads, files.emojiRecords, files.iconRecords, files.avatarRecords);
+  return { dir: out, left: files.left };
 }
