@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, unknownVariables, type Config } from './config.js';
-import { compactHeap } from './lib/compact-heap.js';
 import { log } from './lib/log.js';
 import { startServer } from './server.js';
 import { DataDirLockedError } from './store/lock.js';
@@ -48,9 +47,6 @@ async function main(): Promise<void> {
   }
   for (const line of server.notices) console.error(`stoa: ${line}`);
   console.log(`Stoa listening on ${server.url} (data in ${server.config.dataDir}, ${server.config.shards} shards)`);
-  // The start's garbage and young generation go back now, not when V8 next finds the thread idle
-  // (lib/compact-heap.ts); each shard thread does the same when its jobs start.
-  setImmediate(() => void compactHeap());
 
   const stop = (signal: string) => {
     log.info({ signal }, 'shutting down');

@@ -1,7 +1,6 @@
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { hashThroughPort } from '../lib/hasher.js';
 import type { ResolvedConfig } from '../config.js';
-import { compactHeap } from '../lib/compact-heap.js';
 import { log, setLogLevel } from '../lib/log.js';
 import { runAdmin, type AdminTask } from './admin.js';
 import { dispatch, verifyCredentials, type RequestTask, type VerifyTask } from './dispatch.js';
@@ -65,8 +64,6 @@ export default async function handle(task: ShardTask): Promise<unknown> {
       // (due while the server was down) run first. Their kinds were registered when the api
       // modules loaded (through dispatch.js).
       jobsOf(shard).start();
-      // The server is up: what the start grew this thread's heap to goes back (lib/compact-heap.ts).
-      setImmediate(() => void compactHeap());
       return null;
     case 'drain':
       queuesOf(shard).drain();
