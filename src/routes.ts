@@ -13,6 +13,11 @@ export interface Route {
   bodyBytes?: number;
   /** A password login: failures for unknown usernames count against the address (front/guard.ts). */
   login?: true;
+  /**
+   * The body is a service's own payload (incoming webhooks), read whatever its content type, as
+   * the reference reads a webhook's body: the front end keeps its raw text (front/body.ts).
+   */
+  payload?: true;
 }
 
 const r = (method: Method, path: string, op: string, bodyBytes?: number): Route => (bodyBytes ? { method, path, op, bodyBytes } : { method, path, op });
@@ -85,7 +90,7 @@ export const routes: readonly Route[] = [
   r('DELETE', '/bot_storage', 'botStorage.remove'),
 
   // Incoming webhooks: the integration's name is in the path, the bot's API key in the query.
-  r('POST', '/external/{integration}', 'webhooks.incoming'),
+  { ...r('POST', '/external/{integration}', 'webhooks.incoming'), payload: true },
 
   r('POST', '/channels/create', 'streams.createChannel'),
   r('GET', '/streams', 'streams.list'),

@@ -13,7 +13,7 @@ import { localMail, startMailListener } from './front/smtp.js';
 import type { ClusterNode, NewOrganization } from './cluster/node.js';
 import { Directory } from './store/directory.js';
 import { checkDirectoryFile, checkShardFiles, StoreError } from './store/integrity.js';
-import { probeStores } from './store/probe.js';
+import { probeStores, type ProbeReport } from './store/probe.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
 import { checkStoresAfterStart } from './shard/store-check.js';
 import { log } from './lib/log.js';
@@ -43,13 +43,21 @@ function listen(server: Server, port: number, bind: string): Promise<number> {
   });
 }
 
-export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
+export interface StartOptions {
+  /**
+   * The start's probe of the tables the shards load (probeStores 'load'), when the caller began
+   * it before loading this module (main.ts): its child then reads while this process loads.
+   */
+  loadProbe?: Promise<ProbeReport>;
+}
+
+export async function startServer(config: Config = loadConfig(), opts: StartOptions = {}): Promise<RunningServer> {
   setLogLevel(config.logLevel, config.accessLog);
   mkdirSync(config.dataDir, { recursive: true });
   // One writer per data directory: refuse a second server, and the admin CLI while we run.
   const lock = acquireLock(config.dataDir);
   try {
-    return await start(config, lock);
+    return await start(config, lock, opts);
   } catch (err) {
     lock.release();
     throw err;
@@ -91,7 +99,7 @@ const IDLE_LINGER_MS = 250;
 /** How long a stop still accepts connections the kernel has queued (see close). */
 const ACCEPT_LINGER_MS = 100;
 
-async function start(config: Config, lock: DataDirLock): Promise<RunningServer> {
+async function start(config: Config, lock: DataDirLock, opts: StartOptions): Promise<RunningServer> {
   // Before anything opens them: a missing or damaged store is refused with its file and the
   // problem, never opened (LMDB would crash on it) or replaced by an empty one.
   checkDirectoryFile(config.dataDir);
@@ -102,7 +110,7 @@ async function start(config: Config, lock: DataDirLock): Promise<RunningServer> 
     // What the shards are about to load, read first in a child process: a damaged page there
     // would end this process with SIGBUS or SIGSEGV and nothing in the log.
     if (directory.list().length > 0) {
-      const [problem] = (await probeStores(config.dataDir, 'load')).problems;
+      const [problem] = (await (opts.loadProbe ?? probeStores(config.dataDir, 'load'))).problems;
       if (problem) throw new StoreError(problem.file, problem.problem + (problem.table && !problem.problem.includes(problem.table) ? ` (table ${problem.table})` : ''));
     }
     // An older data format is upgraded (after a copy), a newer one refused, before a shard opens.

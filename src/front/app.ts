@@ -144,11 +144,14 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
   });
 
   const parseParams = paramParser(uploadsTmpDir(config.dataDir), { ...config.requestLimits });
-  const largeBodies = new Map<number, ReturnType<typeof paramParser>>();
+  // Routes with a larger body limit, or whose body is a payload, share a parser per kind.
+  const otherParsers = new Map<string, ReturnType<typeof paramParser>>();
   const parserFor = (route: Route) => {
-    if (!route.bodyBytes || route.bodyBytes <= config.requestLimits.bodyBytes) return parseParams;
-    let parser = largeBodies.get(route.bodyBytes);
-    if (!parser) largeBodies.set(route.bodyBytes, (parser = paramParser(uploadsTmpDir(config.dataDir), { ...config.requestLimits, bodyBytes: route.bodyBytes })));
+    const bodyBytes = Math.max(route.bodyBytes ?? 0, config.requestLimits.bodyBytes);
+    if (bodyBytes === config.requestLimits.bodyBytes && !route.payload) return parseParams;
+    const key = `${bodyBytes} ${route.payload === true}`;
+    let parser = otherParsers.get(key);
+    if (!parser) otherParsers.set(key, (parser = paramParser(uploadsTmpDir(config.dataDir), { ...config.requestLimits, bodyBytes }, route.payload)));
     return parser;
   };
   const router = new Router({ prefix: '/api/v1' });
@@ -181,7 +184,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
         method: route.method,
         realmId: realm.id,
         authorization: json ? undefined : ctx.get('authorization') || undefined,
-        params: route.op === 'webhooks.incoming' ? webhookParams(ctx) : ctx.state.params,
+        params: route.payload ? webhookParams(ctx) : ctx.state.params,
         pathParams: { ...pathParams(ctx), ...ctx.state.pathParams },
         userAgent: ctx.get('user-agent'),
         remoteAddr: address,

@@ -6,6 +6,7 @@ import { parse as parseQueryString } from 'node:querystring';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import bodyParser from 'koa-bodyparser';
+import getRawBody from 'raw-body';
 import type { Context, Middleware, Next } from 'koa';
 import type { UploadedFile } from '../api/uploads/index.js';
 import { ApiError } from '../lib/errors.js';
@@ -180,22 +181,20 @@ function otherBodies(limits: BodyLimits) {
 }
 
 /**
- * An incoming webhook's body in a text type (`text/plain`, as some services send their JSON):
- * kept as its raw text only (front/webhook.ts), since the reference reads a webhook's body as
- * JSON whatever its content type. Other routes ignore such bodies, as before.
+ * A payload route's body (an incoming webhook's) that is neither JSON, a form nor multipart:
+ * text/plain (some services send their JSON so), another type, or none at all. The reference
+ * reads a webhook's body as JSON whatever its content type, so its raw text is kept for
+ * front/webhook.ts, in the charset the request names (UTF-8 when it names none).
  */
-function webhookText(limits: BodyLimits) {
-  return bodyParser({
-    enableTypes: ['text'],
-    textLimit: limits.bodyBytes,
-    extendTypes: { text: ['text/*'] },
-    onerror: (err: Error) => {
-      if ((err as { status?: number }).status === 413) throw bodyTooLarge(limits.bodyBytes);
-      throw new ApiError('Malformed request body');
-    },
-  } as unknown as bodyParser.Options);
+async function readPayloadText(ctx: Context, limit: number): Promise<void> {
+  try {
+    const text = await getRawBody(ctx.req, { limit, length: ctx.request.length, encoding: ctx.request.charset || 'utf-8' });
+    (ctx.request as { rawBody?: string }).rawBody = text;
+  } catch (err) {
+    if ((err as { status?: number }).status === 413) throw bodyTooLarge(limit);
+    throw new ApiError('Malformed request body');
+  }
 }
-const WEBHOOK_PATH = '/api/v1/external/';
 
 /** Parameter names starting with this are the front end's own (`__files`): clients cannot set them. */
 const INTERNAL = '__';
@@ -209,12 +208,13 @@ export function withoutInternal(input: Record<string, unknown>): Record<string, 
  * A middleware that sets ctx.state.params to the merged parameters. Files of a multipart body go
  * to temporary files in `uploadDir` and reach the shard as `__files` (POST /user_uploads moves
  * the one it accepts into place); whatever is left of them is removed once the request is done.
+ * `payload`: the route's body is a service's payload (routes.ts), read whatever its type; on
+ * other routes a body of another type is ignored, as the reference's REST views ignore it.
  */
-export function paramParser(uploadDir: string, limits: BodyLimits): Middleware {
+export function paramParser(uploadDir: string, limits: BodyLimits, payload = false): Middleware {
   // Left by a crash mid-request: no request is in flight yet, so none of them is in use.
   rmSync(uploadDir, { recursive: true, force: true });
   const parseOther = otherBodies(limits);
-  const parseWebhookText = webhookText(limits);
   // Fields, plus the files (each at most the upload size, plus its part headers).
   const multipartLimit = limits.bodyBytes + MAX_FILES * (MAX_FILE_UPLOAD_BYTES + 65536);
   return async (ctx: Context, next: Next) => {
@@ -223,11 +223,12 @@ export function paramParser(uploadDir: string, limits: BodyLimits): Middleware {
       let body: Record<string, unknown> = {};
       const multipart = ctx.is('multipart');
       let json = false;
-      if ((ctx.request.length ?? 0) > (multipart ? multipartLimit : limits.bodyBytes) && (multipart || ctx.is('json', 'urlencoded'))) {
+      const jsonOrForm = ctx.is('json', 'urlencoded');
+      if ((ctx.request.length ?? 0) > (multipart ? multipartLimit : limits.bodyBytes) && (multipart || jsonOrForm || payload)) {
         throw bodyTooLarge(multipart ? multipartLimit : limits.bodyBytes);
       }
       if (multipart) body = await parseMultipart(ctx, uploadDir, files, limits);
-      else if (ctx.path.startsWith(WEBHOOK_PATH) && ctx.is('text/*')) await parseWebhookText(ctx, async () => undefined);
+      else if (payload && !jsonOrForm) await readPayloadText(ctx, limits.bodyBytes);
       else {
         await parseOther(ctx, async () => undefined);
         const parsed = (ctx.request as { body?: unknown }).body;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { AttemptLimiter, RateLimiter } from '../api/server/rate-limit.js';
+import { AttemptLimiter, RateLimiter } from '../lib/rate-limit.js';
 import type { ResolvedConfig } from '../config.js';
 import { ApiError, rateLimited } from '../lib/errors.js';
 import type { Reply } from '../shard/dispatch.js';

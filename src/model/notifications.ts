@@ -35,7 +35,7 @@ export type Trigger = (typeof TRIGGER)[keyof typeof TRIGGER];
 /** The triggers that a mention of some kind caused. */
 export const MENTION_TRIGGERS: ReadonlySet<string> = new Set([TRIGGER.mention, TRIGGER.topicWildcard, TRIGGER.streamWildcard, TRIGGER.topicWildcardInFollowed, TRIGGER.streamWildcardInFollowed]);
 
-/** A user's effective personal setting; the caller passes its accessor (the defaults live with /register). */
+/** A user's effective personal setting; the caller passes its accessor (model/user-settings.ts userSetting, or a test's). */
 export type SettingOf = (user: UserRecord, name: string) => unknown;
 
 /** One user's notification data for one message (the reference's dataclass, field for field). */
@@ -149,34 +149,45 @@ function triviallyNot(d: UserNotifyData, actingUserId: number): boolean {
   return d.userId === actingUserId || d.senderMuted || d.disableExternal;
 }
 
+/**
+ * The reference's NotificationData.get_push_notification_trigger and
+ * get_email_notification_trigger test the same kinds of cause in the same order, most salient
+ * first (a mention in a channel one also hears in full is told as a mention), each through its
+ * medium's own field; one table keeps the two orders from drifting apart. The last two rows
+ * name a trigger per medium, as the reference's do.
+ */
+type Flag = { [K in keyof UserNotifyData]: UserNotifyData[K] extends boolean ? K : never }[keyof UserNotifyData];
+const TRIGGER_ORDER: readonly { push: [Flag, Trigger]; email: [Flag, Trigger] }[] = [
+  { push: ['dmPush', TRIGGER.directMessage], email: ['dmEmail', TRIGGER.directMessage] },
+  { push: ['mentionPush', TRIGGER.mention], email: ['mentionEmail', TRIGGER.mention] },
+  { push: ['topicWildcardInFollowedPush', TRIGGER.topicWildcardInFollowed], email: ['topicWildcardInFollowedEmail', TRIGGER.topicWildcardInFollowed] },
+  { push: ['streamWildcardInFollowedPush', TRIGGER.streamWildcardInFollowed], email: ['streamWildcardInFollowedEmail', TRIGGER.streamWildcardInFollowed] },
+  { push: ['topicWildcardPush', TRIGGER.topicWildcard], email: ['topicWildcardEmail', TRIGGER.topicWildcard] },
+  { push: ['streamWildcardPush', TRIGGER.streamWildcard], email: ['streamWildcardEmail', TRIGGER.streamWildcard] },
+  { push: ['followedTopicPush', TRIGGER.followedTopicPush], email: ['followedTopicEmail', TRIGGER.followedTopicEmail] },
+  { push: ['streamPush', TRIGGER.streamPush], email: ['streamEmail', TRIGGER.streamEmail] },
+];
+
+function firstTrigger(d: UserNotifyData, medium: 'push' | 'email'): Trigger | null {
+  for (const row of TRIGGER_ORDER) {
+    const [flag, trigger] = row[medium];
+    if (d[flag]) return trigger;
+  }
+  return null;
+}
+
 /** get_push_notification_trigger: pushes go to away users, or to anyone with online push on. */
 export function pushTrigger(d: UserNotifyData, actingUserId: number, idle: boolean): Trigger | null {
   if (!idle && !d.onlinePushEnabled) return null;
   if (triviallyNot(d, actingUserId)) return null;
-  if (d.dmPush) return TRIGGER.directMessage;
-  if (d.mentionPush) return TRIGGER.mention;
-  if (d.topicWildcardInFollowedPush) return TRIGGER.topicWildcardInFollowed;
-  if (d.streamWildcardInFollowedPush) return TRIGGER.streamWildcardInFollowed;
-  if (d.topicWildcardPush) return TRIGGER.topicWildcard;
-  if (d.streamWildcardPush) return TRIGGER.streamWildcard;
-  if (d.followedTopicPush) return TRIGGER.followedTopicPush;
-  if (d.streamPush) return TRIGGER.streamPush;
-  return null;
+  return firstTrigger(d, 'push');
 }
 
 /** get_email_notification_trigger: emails go to away users only. */
 export function emailTrigger(d: UserNotifyData, actingUserId: number, idle: boolean): Trigger | null {
   if (!idle) return null;
   if (triviallyNot(d, actingUserId)) return null;
-  if (d.dmEmail) return TRIGGER.directMessage;
-  if (d.mentionEmail) return TRIGGER.mention;
-  if (d.topicWildcardInFollowedEmail) return TRIGGER.topicWildcardInFollowed;
-  if (d.streamWildcardInFollowedEmail) return TRIGGER.streamWildcardInFollowed;
-  if (d.topicWildcardEmail) return TRIGGER.topicWildcard;
-  if (d.streamWildcardEmail) return TRIGGER.streamWildcard;
-  if (d.followedTopicEmail) return TRIGGER.followedTopicEmail;
-  if (d.streamEmail) return TRIGGER.streamEmail;
-  return null;
+  return firstTrigger(d, 'email');
 }
 
 /** Whether the message would notify the user were they away: only then does their presence matter. */

@@ -69,20 +69,25 @@ export function storedBits(shard: StoreView, realm: RealmState, userId: number, 
  * smallest and largest id, instead of a lookup per message (a page of history has 100).
  */
 export function storedBitsOf(shard: StoreView, realm: RealmState, userId: number, msgs: MessageRecord[]): Map<number, number> {
+  return storedBitsOfIds(shard, realm, userId, msgs.map((m) => m.id));
+}
+
+/** storedBitsOf by ids alone. */
+export function storedBitsOfIds(shard: StoreView, realm: RealmState, userId: number, ids: number[]): Map<number, number> {
   const out = new Map<number, number>();
-  if (msgs.length === 0) return out;
-  let min = msgs[0].id;
+  if (ids.length === 0) return out;
+  let min = ids[0];
   let max = min;
-  for (const m of msgs) {
-    if (m.id < min) min = m.id;
-    if (m.id > max) max = m.id;
+  for (const id of ids) {
+    if (id < min) min = id;
+    if (id > max) max = id;
   }
   for (const { key, value } of shard.store.uflags.getRange({ start: [realm.id, userId, min], end: [realm.id, userId, max + 0.5] })) {
     out.set((key as number[])[2], value as number);
   }
-  for (const m of msgs) {
-    const pending = shard.pendingWrite(shard.store.uflags, [realm.id, userId, m.id]);
-    if (pending) out.set(m.id, (pending.value as number | undefined) ?? 0);
+  for (const id of ids) {
+    const pending = shard.pendingWrite(shard.store.uflags, [realm.id, userId, id]);
+    if (pending) out.set(id, (pending.value as number | undefined) ?? 0);
   }
   return out;
 }
@@ -182,4 +187,33 @@ export function setFlags(shard: StoreView, batch: WriteBatch, realm: RealmState,
   if (msgs.length < 64) return msgs.filter((msg) => setFlag(shard, batch, realm, userId, msg, flag, on));
   const stored = storedBitsOf(shard, realm, userId, msgs);
   return msgs.filter((msg) => setFlag(shard, batch, realm, userId, msg, flag, on, stored.get(msg.id) ?? 0));
+}
+
+/**
+ * setFlags for `read` over message ids, reading a message (`load`) only where its answer turns
+ * on whether the user received it: a message with a flip was received (flips are written only
+ * for received messages, and a move that takes a message from a user drops their rows), and one
+ * at or below the mark without a flip is read whoever holds it. So marking read what was marked
+ * unread, the common sweep, reads no message. Returns the ids that changed.
+ */
+export function setReadOfIds(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, ids: number[], on: boolean, load: (id: number) => MessageRecord | undefined): number[] {
+  const stored = ids.length < 64 ? null : storedBitsOfIds(shard, realm, userId, ids);
+  const mark = readMark(realm, userId);
+  const changed: number[] = [];
+  for (const id of ids) {
+    const bits = stored ? (stored.get(id) ?? 0) : storedBits(shard, realm, userId, id);
+    if (bits & READ_FLIP) {
+      // Read iff above the mark.
+      if (id > mark === on) continue;
+    } else {
+      // Read iff at or below the mark, if received; one the user did not receive is read
+      // (historical) either way and does not change.
+      if (id > mark !== on) continue;
+      const msg = load(id);
+      if (!msg || !received(realm, userId, msg)) continue;
+    }
+    writeBits(shard, batch, realm, userId, id, bits, bits ^ READ_FLIP);
+    changed.push(id);
+  }
+  return changed;
 }

@@ -1,5 +1,5 @@
 import { rateLimited } from '../lib/errors.js';
-import type { RateLimiter } from '../api/server/rate-limit.js';
+import type { RateLimiter } from '../lib/rate-limit.js';
 import type { Reply } from './dispatch.js';
 import type { DeskTask, Grant, ShardNote } from './desk-wire.js';
 

@@ -2,7 +2,7 @@ import type { BrowserRequest, OpContext, Operation, Reply, SessionRef } from '..
 import { checkCsrf, sessionRequired, sessionUser } from '../api/sessions/auth.js';
 import { loadOperation, operations } from '../api/registry.js';
 import { constantTimeEqual, parseBasic } from '../lib/auth.js';
-import { userLimitersOf } from '../api/server/rate-limit.js';
+import { userLimitersOf } from '../lib/rate-limit.js';
 import { ApiError, internalErrorBody, invalidApiKey, missingArgument, rateLimited, realmDeactivated, realmUnavailable, unauthorized, userDeactivated } from '../lib/errors.js';
 import { log } from '../lib/log.js';
 import { parseParams } from '../lib/params.js';

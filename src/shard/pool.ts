@@ -8,7 +8,7 @@ import type { AdminTask } from './admin.js';
 import { ShardLink } from './link.js';
 import { FrontDesks, type DeskPoll, type DeskTicket } from './desk.js';
 import type { ShardNote } from './desk-wire.js';
-import { RateLimiter } from '../api/server/rate-limit.js';
+import { RateLimiter } from '../lib/rate-limit.js';
 import { MessageIds, NO_LIMIT } from '../store/message-ids.js';
 import { log } from '../lib/log.js';
 

@@ -29,6 +29,29 @@ t.test('trigger order: the most salient reason wins', async (t) => {
   t.equal(emailTrigger(none, SENDER, true), null, 'nothing, nothing');
 });
 
+t.test('trigger order: push and email rank every cause alike', async (t) => {
+  // The reference's two trigger functions, row by row: [push field, email field, push trigger, email trigger].
+  const order: [keyof UserNotifyData, keyof UserNotifyData, string, string][] = [
+    ['dmPush', 'dmEmail', 'direct_message', 'direct_message'],
+    ['mentionPush', 'mentionEmail', 'mentioned', 'mentioned'],
+    ['topicWildcardInFollowedPush', 'topicWildcardInFollowedEmail', 'topic_wildcard_mentioned_in_followed_topic', 'topic_wildcard_mentioned_in_followed_topic'],
+    ['streamWildcardInFollowedPush', 'streamWildcardInFollowedEmail', 'stream_wildcard_mentioned_in_followed_topic', 'stream_wildcard_mentioned_in_followed_topic'],
+    ['topicWildcardPush', 'topicWildcardEmail', 'topic_wildcard_mentioned', 'topic_wildcard_mentioned'],
+    ['streamWildcardPush', 'streamWildcardEmail', 'stream_wildcard_mentioned', 'stream_wildcard_mentioned'],
+    ['followedTopicPush', 'followedTopicEmail', 'followed_topic_push_notify', 'followed_topic_email_notify'],
+    ['streamPush', 'streamEmail', 'stream_push_notify', 'stream_email_notify'],
+  ];
+  for (let i = 0; i < order.length; i++) {
+    const [pushField, emailField, pushName, emailName] = order[i]!;
+    // Every cause below this one is set too: the higher one must win, in its medium only.
+    const lower = Object.fromEntries(order.slice(i + 1).flatMap(([p, e]) => [[p, true], [e, true]]));
+    t.equal(pushTrigger(data({ ...lower, [pushField]: true }), SENDER, true), pushName, `push: ${pushField} over what follows`);
+    t.equal(emailTrigger(data({ ...lower, [emailField]: true }), SENDER, true), emailName, `email: ${emailField} over what follows`);
+    t.equal(pushTrigger(data({ [emailField]: true }), SENDER, true), null, `push ignores ${emailField}`);
+    t.equal(emailTrigger(data({ [pushField]: true }), SENDER, true), null, `email ignores ${pushField}`);
+  }
+});
+
 t.test('what stops a notification', async (t) => {
   const dm = data({ dmEmail: true, dmPush: true });
   t.equal(emailTrigger(dm, SENDER, false), null, 'no email to someone who is there');

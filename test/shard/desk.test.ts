@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RateLimiter } from '../../src/api/server/rate-limit.js';
+import { RateLimiter } from '../../src/lib/rate-limit.js';
 import { FrontDesks, type DeskPoll } from '../../src/shard/desk.js';
 import type { DeskTask, Grant } from '../../src/shard/desk-wire.js';
 import type { Reply } from '../../src/shard/dispatch.js';

@@ -9,12 +9,11 @@ import { flush, outbox, queueEvent, type Outbox } from '../../shard/outbox.js';
 import type { Shard } from '../../shard/shard.js';
 import { deleteAvatarImages, putAvatarImages, type AvatarSize } from '../../store/avatars.js';
 import type { WriteBatch } from '../../store/shard-store.js';
-import { botOwnerUserIds } from '../bots/views.js';
+import { botOwnerUserIds } from '../users/bot-views.js';
 import { isAdmin } from '../streams/access.js';
 import type { UploadedFile } from '../uploads/index.js';
 import { checkTmpPath, contentTypeFor } from '../uploads/files.js';
-import { avatarUrl } from '../users/views.js';
-import { mediumAvatarUrl } from '../events/register-people.js';
+import { avatarUrl, mediumAvatarUrl } from '../users/views.js';
 import { saveUser } from '../users/actions.js';
 import { ACCEPTED_IMAGE_TYPES, badImage, MAX_AVATAR_FILE_SIZE_MIB, scaleAvatar } from './image.js';
 

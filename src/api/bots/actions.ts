@@ -6,8 +6,8 @@ import type { Shard } from '../../shard/shard.js';
 import { usersWhoCanAccess } from '../../model/user-access.js';
 import { saveUser } from '../users/actions.js';
 import { changeRole } from '../users/update.js';
-import { sendBotUpdate, sendOwnerChange, type Send } from './events.js';
-import { botProfile, serviceDicts, streamName } from './views.js';
+import { sendBotUpdate, sendOwnerChange, type Send } from '../users/bot-events.js';
+import { botProfile, serviceDicts, streamName } from '../users/bot-views.js';
 import { changeAvatar, type AvatarImages } from '../avatars/actions.js';
 
 /** The do-actions of PATCH /bots/{bot_id} and the API key endpoints; checks are the caller's. */

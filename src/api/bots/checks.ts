@@ -15,13 +15,6 @@ export function checkMemberOrAdmin(user: UserRecord): void {
   if (user.isBot) throw badRequest('This endpoint does not accept bot requests.');
 }
 
-/** check_can_create_bot: any bot with can_create_bots_group, incoming webhooks also with the write-only one. */
-export function checkCanCreateBot(realm: RealmState, user: UserRecord, botType: number): void {
-  if (userHasRealmPermission(realm, user, 'can_create_bots_group')) return;
-  if (botType === BOT_TYPE.incomingWebhook && userHasRealmPermission(realm, user, 'can_create_write_only_bots_group')) return;
-  throw insufficientPermission();
-}
-
 /** The bot types a user may create (the reference's allowed_bot_types). */
 export function allowedBotTypes(shard: Shard, realm: RealmState, user: UserRecord): number[] {
   if (userHasRealmPermission(realm, user, 'can_create_bots_group')) {
@@ -45,20 +38,6 @@ export function checkShortName(raw: string): string {
   const name = raw.trim();
   if (name.length === 0) throw badRequest('Bad name or username');
   return name;
-}
-
-/**
- * check_bot_name_available: no active user of the realm already has the name (a guard against
- * accidents, not a uniqueness rule: reactivation can still make twins, as in the reference).
- */
-export function checkBotNameAvailable(realm: RealmState, fullName: string, isActivation: boolean, except?: UserRecord): void {
-  const name = fullName.trim();
-  for (const user of realm.activeUsers()) {
-    if (user !== except && user.fullName === name) {
-      if (isActivation) throw badRequest(`There is already an active bot named "${fullName}" in this organization. To reactivate this bot, you must rename or deactivate the other one first.`);
-      throw badRequest('Name is already in use.');
-    }
-  }
 }
 
 /** access_bot_by_id */

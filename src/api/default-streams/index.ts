@@ -6,7 +6,7 @@ import type { Shard } from '../../shard/shard.js';
 import { me, operation } from '../operation.js';
 import { hasContentAccess, hasMetadataAccess } from '../streams/access.js';
 import { setDefaultStream } from '../streams/changes.js';
-import { checkGroupName, groupById, groupsOf, saveGroups, type DefaultChannelGroup } from './groups.js';
+import { checkGroupName, groupById, groupsOf, saveGroups, type DefaultChannelGroup } from '../streams/default-groups.js';
 
 /**
  * POST and DELETE /default_streams: administrators choose the channels new users join. Adding

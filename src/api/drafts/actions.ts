@@ -5,7 +5,7 @@ import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { userRows } from '../../store/personal.js';
 import type { WriteBatch } from '../../store/shard-store.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 import { MAX_TOPIC_LENGTH, normalizeContent, resolveRecipients } from '../messages/send.js';
 import { hasContentAccess } from '../streams/access.js';
 import { writeOwnRow } from '../personal.js';

@@ -10,11 +10,11 @@ import { flush, outbox, queueEvent, type Outbox } from '../../shard/outbox.js';
 import type { Shard } from '../../shard/shard.js';
 import { zuliprcPath } from '../../store/directory.js';
 import { notifyAvatarUrlChange } from '../avatars/actions.js';
-import { existingUserProblem, realmRefusals } from '../invites/emails.js';
+import { existingUserProblem, isValidEmail, realmRefusals } from '../../model/email-addresses.js';
 import { attemptKey, limiterOf } from '../server/fetch-api-key.js';
-import { RateLimiter } from '../server/rate-limit.js';
+import { RateLimiter } from '../../lib/rate-limit.js';
 import { isAdmin } from '../streams/access.js';
-import { isValidEmail, saveUser } from '../users/actions.js';
+import { saveUser } from '../users/actions.js';
 import { confirmNewEmail } from './mail-text.js';
 import { confirmLink, createEmailChange, lookupEmailChange, markUsed, type LinkProblem } from './tokens.js';
 

@@ -11,7 +11,7 @@ import { isAdmin } from '../streams/access.js';
 import type { UploadedFile } from '../uploads/index.js';
 import { checkTmpPath, contentTypeFor } from '../uploads/files.js';
 import { FORMAT_EXTENSIONS, FORMAT_TYPES, inspectImage } from './image.js';
-import { activeRealmEmoji, realmEmojiChanged, realmEmojiViews } from './views.js';
+import { activeRealmEmoji, realmEmojiChanged, realmEmojiViews } from '../../model/realm-emoji.js';
 
 /**
  * Custom emoji, after the reference's upload_emoji / check_add_realm_emoji and delete_emoji /

@@ -2,9 +2,8 @@ import { notFound, unauthorized } from '../../lib/errors.js';
 import { me, operation, type Reply } from '../operation.js';
 import type { UploadedFile } from '../uploads/index.js';
 import { checkAddRealmEmoji, checkRemoveRealmEmoji, emojiImage } from './actions.js';
-import { realmEmojiViews } from './views.js';
+import { realmEmojiViews } from '../../model/realm-emoji.js';
 
-export { realmEmojiViews, renderRealmEmoji, activeRealmEmoji } from './views.js';
 
 /**
  * Custom emoji: GET /realm/emoji (everyone: the list is public in the realm), POST and DELETE

@@ -3,7 +3,7 @@ import type { Timer } from '../../lib/timer-wheel.js';
 import { RealmState } from '../../model/realm-state.js';
 import type { DeskTask, Grant, ShardNote } from '../../shard/desk-wire.js';
 import type { Shard } from '../../shard/shard.js';
-import { userLimitersOf } from '../server/rate-limit.js';
+import { userLimitersOf } from '../../lib/rate-limit.js';
 import { eventHead, type EventQueue, type ShapedEvent } from './queue.js';
 
 /**

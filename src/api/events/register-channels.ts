@@ -2,10 +2,10 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { StreamRecord, SubscriptionRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { recentlyPresentUserIds } from '../presence/presence.js';
-import { activeSubscriberIds, hasMetadataAccess, isGuest } from '../streams/access.js';
+import { activeSubscriberIds, hasMetadataAccess } from '../streams/access.js';
 import { streamView } from '../streams/views.js';
 import { subscriptionView } from '../subscriptions/views.js';
-import { userSetting } from './register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 
 /** The channel sections of /register: subscription, stream and default_streams. */
 
@@ -79,10 +79,4 @@ export function subscriptionSection(shard: Shard, realm: RealmState, self: UserR
 export function streamSection(realm: RealmState, self: UserRecord, archived: boolean): Record<string, unknown> {
   const visible = [...realm.streams.values()].filter((s) => (archived || !s.isArchived) && hasMetadataAccess(realm, self, s)).sort(byName);
   return { streams: visible.map((s) => streamView(realm, s)) };
-}
-
-/** realm_default_streams: ids; guests, who cannot see them all, get none, as in the reference. */
-export function defaultStreamIds(realm: RealmState, self: UserRecord): number[] {
-  if (isGuest(self)) return [];
-  return [...realm.defaultStreamIds].filter((id) => realm.streams.get(id)?.isArchived === false).sort((a, b) => a - b);
 }

@@ -2,21 +2,13 @@ import type { RealmState } from '../../model/realm-state.js';
 import { userHasRealmPermission } from '../../model/realm-settings.js';
 import { ROLE, type UserRecord } from '../../model/types.js';
 import { isAdmin } from '../streams/access.js';
-import { avatarUrl, inaccessibleUserView, userView } from '../users/views.js';
+import { avatarUrl, inaccessibleUserView, mediumAvatarUrl, userView } from '../users/views.js';
 import { accessFilter, isRestricted } from '../../model/user-access.js';
 import { RawJson } from '../../lib/raw-json.js';
 import type { Shard } from '../../shard/shard.js';
 
 /** The people sections of /register: realm_user, realm_bot and realm_user_groups. */
 
-/**
- * The medium-size avatar the reference gives the user themself: Gravatar at 500 pixels, or the
- * `-medium` variant of an uploaded avatar.
- */
-export function mediumAvatarUrl(user: UserRecord): string {
-  const url = avatarUrl(user, false)!;
-  return user.avatarSource === 'G' ? url.replace('?d=identicon', '?d=identicon&s=500') : url.replace(/\.png\?/, '-medium.png?');
-}
 
 /**
  * realm_users and realm_non_active_users hold every user, bots included, split on is_active and
@@ -97,6 +89,6 @@ function peopleLists(realm: RealmState, accessible: (user: UserRecord) => boolea
 }
 
 /** realm_bots: see bots/views.ts. */
-export { realmBots } from '../bots/views.js';
+export { realmBots } from '../users/bot-views.js';
 
 export { realmUserGroups } from '../user_groups/views.js';

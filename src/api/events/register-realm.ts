@@ -120,15 +120,3 @@ export function realmSection(shard: Shard, realm: RealmState, opts: { longpollTi
     },
   };
 }
-
-/** custom_profile_field_types: every type the reference offers, in its order (by display name). */
-export const CUSTOM_PROFILE_FIELD_TYPES = {
-  DATE: { id: 4, name: 'Date' },
-  EXTERNAL_ACCOUNT: { id: 7, name: 'External account' },
-  URL: { id: 5, name: 'Link' },
-  SELECT: { id: 3, name: 'List of options' },
-  PRONOUNS: { id: 8, name: 'Pronouns' },
-  LONG_TEXT: { id: 2, name: 'Text (long)' },
-  SHORT_TEXT: { id: 1, name: 'Text (short)' },
-  USER: { id: 6, name: 'Users' },
-};

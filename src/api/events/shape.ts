@@ -6,7 +6,7 @@ import { messageView } from '../messages/views.js';
 import { avatarUrl } from '../users/views.js';
 import { shapeGroupEvent } from '../user_groups/events.js';
 import { INHERITED_NOTIFICATIONS } from './register-channels.js';
-import { userSetting } from './register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 import type { EventQueue, QueuedEvent } from './queue.js';
 
 type Shaped = Omit<QueuedEvent, 'id'>;

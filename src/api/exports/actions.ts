@@ -5,10 +5,10 @@ import { ROLE, type UserRecord } from '../../model/types.js';
 import { defineJobKind, jobsOf, type JobRun } from '../../shard/jobs.js';
 import type { Shard } from '../../shard/shard.js';
 import type { WriteBatch } from '../../store/shard-store.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 import { notificationBot } from '../messages/notices.js';
 import { doSendMessage } from '../messages/send.js';
-import { humanAdminIds } from './consent.js';
+import { humanAdminIds } from '../users/export-consent.js';
 import { buildArchive, consentingUsers, EXPORT_PUBLIC, EXPORT_STANDARD, removeArchive, selectContent } from './archive.js';
 
 /**

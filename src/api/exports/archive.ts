@@ -11,7 +11,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { getMessage, idsUnder } from '../../store/messages.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 import { exportMessages } from './zulip/messages.js';
 import { exportedAttachments, writeAvatars, writeEmoji, writeRealmIcons, writeUploads } from './zulip/files.js';
 import { realmJson } from './zulip/realm-json.js';

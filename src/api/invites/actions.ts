@@ -9,7 +9,7 @@ import { realmSetting } from '../../model/realm-settings.js';
 import type { GroupRecord, Role, StreamRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { isAdmin } from '../streams/access.js';
-import { addressProblems, existingUserProblem } from './emails.js';
+import { addressProblems, existingUserProblem } from '../../model/email-addresses.js';
 import { invitationEmail } from './mail-text.js';
 import { emitInvitesChanged, inviteByKey, putInvite, putInviteKey, realmInvites } from './records.js';
 import { inviteLink } from './views.js';

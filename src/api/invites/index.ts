@@ -6,7 +6,7 @@ import { isAdmin } from '../streams/access.js';
 import { doCreateMultiuseInvite, doInviteByEmail, doResendInvite, doRevokeInvite, type InviteSpec } from './actions.js';
 import { checkCanAddToGroups } from '../user_groups/actions.js';
 import { accessInvite, checkCanInvite, checkInviteRole, checkInviteStreams, checkMemberOrAdmin, checkWelcomeText, parseExpiry } from './checks.js';
-import { parseInviteeEmails } from './emails.js';
+import { parseInviteeEmails } from '../../model/email-addresses.js';
 import { editOperations } from './edit.js';
 import { joinOperations } from './join-ops.js';
 import { realmInvites } from './records.js';

@@ -7,7 +7,7 @@ import type { Shard } from '../../shard/shard.js';
 import { defaultChannels } from '../subscriptions/actions.js';
 import { checkFullName, doCreateUser } from '../users/actions.js';
 import { addUserToGroups } from '../user_groups/actions.js';
-import { addressProblems, existingUserProblem } from './emails.js';
+import { addressProblems, existingUserProblem } from '../../model/email-addresses.js';
 import { announceArrival } from './onboarding.js';
 import { emitInvitesChanged, inviteByKey, putInvite, realmInvites } from './records.js';
 

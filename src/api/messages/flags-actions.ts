@@ -1,6 +1,6 @@
 import { badRequest } from '../../lib/errors.js';
 import { FLAG, READ_FLIP, type FlagName, type MessageRecord } from '../../model/message.js';
-import { advanceReadMark, readMark, setFlags, setReadMark, storedBits, writeBits } from '../../model/read-state.js';
+import { advanceReadMark, readMark, setFlags, setReadMark, setReadOfIds, storedBits, writeBits } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
@@ -94,12 +94,38 @@ export async function doUpdateFlags(shard: Shard, realm: RealmState, user: UserR
 
   const batch = shard.batch();
   const changed = setFlags(shard, batch, realm, user.id, targets, flag, adding);
-  if (flag === 'read' && adding && changed.length > 0) settleReadMark(shard, batch, realm, user.id);
-  const event: Record<string, unknown> = { type: 'update_message_flags', op: adding ? 'add' : 'remove', operation: adding ? 'add' : 'remove', flag, messages: changed.map((m) => m.id), all: false };
-  if (flag === 'read' && !adding) event.message_details = unreadDetails(shard, realm, user, changed);
+  await finish(shard, batch, realm, user, flag, adding, changed, () => undefined);
+  return { changed: changed.map((m) => m.id), ignoredChannels: [...ignored].sort((a, b) => a - b) };
+}
+
+/**
+ * doUpdateFlags over the ids of one channel whose history the user may read (an exact narrow:
+ * narrow-plan.ts), so every message is accessible. `read` reads a message only where its
+ * answer turns on it (setReadOfIds): marking read thousands of messages marked unread reads none.
+ */
+export async function doUpdateChannelFlags(shard: Shard, realm: RealmState, user: UserRecord, stream: StreamRecord, ids: number[], flag: EditableFlag, adding: boolean): Promise<FlagUpdate> {
+  if (flag !== 'read') return doUpdateFlags(shard, realm, user, ids, flag, adding);
+  // Unread messages live only in subscribed channels, as in doUpdateFlags.
+  const ignored = !adding && !isSubscribed(realm, user.id, stream.id);
+  const loaded = new Map<number, MessageRecord | undefined>();
+  const load = (id: number) => {
+    if (!loaded.has(id)) loaded.set(id, getMessage(shard, realm, id));
+    return loaded.get(id);
+  };
+  const batch = shard.batch();
+  const changed = ignored ? [] : setReadOfIds(shard, batch, realm, user.id, ids, adding, load);
+  await finish(shard, batch, realm, user, flag, adding, changed, load);
+  return { changed, ignoredChannels: ignored && ids.length > 0 ? [stream.id] : [] };
+}
+
+/** A flag update's read mark, its event to the user, and its commit. */
+async function finish(shard: Shard, batch: WriteBatch, realm: RealmState, user: UserRecord, flag: EditableFlag, adding: boolean, changed: (number | MessageRecord)[], load: (id: number) => MessageRecord | undefined): Promise<void> {
+  const ids = changed.map((m) => (typeof m === 'number' ? m : m.id));
+  if (flag === 'read' && adding && ids.length > 0) settleReadMark(shard, batch, realm, user.id);
+  const event: Record<string, unknown> = { type: 'update_message_flags', op: adding ? 'add' : 'remove', operation: adding ? 'add' : 'remove', flag, messages: ids, all: false };
+  if (flag === 'read' && !adding) event.message_details = unreadDetails(shard, realm, user, changed.flatMap((m) => (typeof m === 'number' ? (load(m) ?? []) : [m])));
   batch.emit(realm.id, event as { type: string }, [user.id]);
   await batch.commit();
-  return { changed: changed.map((m) => m.id), ignoredChannels: [...ignored].sort((a, b) => a - b) };
 }
 
 /**

@@ -3,9 +3,9 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import { me, operation } from '../operation.js';
 import { hasContentAccess } from '../streams/access.js';
-import { checkFlagUpdate, doMarkAllAsRead, doMarkChannelAsRead, doUpdateFlags, hasOwnMessageInTopic } from './flags-actions.js';
+import { checkFlagUpdate, doMarkAllAsRead, doMarkChannelAsRead, doUpdateChannelFlags, doUpdateFlags, hasOwnMessageInTopic, type FlagUpdate } from './flags-actions.js';
 import { applyWith, narrowParam, parseNarrow } from './narrow.js';
-import { checkIncludeAnchor, fetchRange, parseAnchor } from './narrow-fetch.js';
+import { checkIncludeAnchor, fetchRange, fetchRangeIds, parseAnchor } from './narrow-fetch.js';
 import { planNarrow } from './narrow-plan.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../model/message.js';
 
@@ -68,10 +68,20 @@ const updateFlagsForNarrow = operation<NarrowFlagParams>({
     const numAfter = Math.min(p.num_after, MAX_MESSAGES_PER_UPDATE - numBefore);
     const terms = applyWith(shard, realm, user, parseNarrow(p.narrow));
     const plan = planNarrow(shard, realm, user, terms);
-    const got = await fetchRange(shard, realm, user, terms, plan, { anchor, includeAnchor: p.include_anchor, numBefore, numAfter });
-    const ids = got.messages.map((m) => m.id);
+    const range = { anchor, includeAnchor: p.include_anchor, numBefore, numAfter };
     const { flag, adding } = checkFlagUpdate(p.flag, p.op);
-    const result = await doUpdateFlags(shard, realm, user, got.messages, flag, adding);
+    // A channel (or topic) the user may read: its index's ids, no message read to check them.
+    let got: { ids: number[]; foundOldest: boolean; foundNewest: boolean };
+    let result: FlagUpdate;
+    if (plan.exact) {
+      got = await fetchRangeIds(shard, realm, user, terms, plan, range);
+      result = await doUpdateChannelFlags(shard, realm, user, plan.exact, got.ids, flag, adding);
+    } else {
+      const fetched = await fetchRange(shard, realm, user, terms, plan, range);
+      got = { ...fetched, ids: fetched.messages.map((m) => m.id) };
+      result = await doUpdateFlags(shard, realm, user, fetched.messages, flag, adding);
+    }
+    const { ids } = got;
     const body: Record<string, unknown> = {
       processed_count: ids.length,
       updated_count: result.changed.length,

@@ -7,7 +7,7 @@ import type { Shard } from '../../shard/shard.js';
 import type { WriteBatch } from '../../store/shard-store.js';
 import { indexMessage, putMessage } from '../../store/messages.js';
 import { activeSubscriberIds } from '../streams/access.js';
-import { attachmentView, linkAttachments, notifyAttachments, type AttachmentLinks } from '../uploads/attachments.js';
+import { attachmentView, linkAttachments, notifyAttachments, type AttachmentLinks } from './attachments.js';
 import { canAccessMessage } from './access.js';
 import { channelHistory, receivedUserIds, rowUserIds, userMessageHolders } from './edit-audience.js';
 import { nowSeconds, topicMessageIds } from './edit-rules.js';

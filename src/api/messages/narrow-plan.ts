@@ -34,6 +34,12 @@ export interface NarrowPlan {
    */
   indexed: boolean;
   matches(msg: MessageRecord): boolean;
+  /**
+   * Set (to the channel) when every candidate matches: the narrow is one channel, or one of its topics, whose
+   * history the user may read, so the index's ids are the answer and no message need be read
+   * to check it (POST /messages/flags/narrow over thousands of messages).
+   */
+  exact: StreamRecord | null;
   /** The positive search terms, for match_content and match_subject. */
   search: SearchQuery | null;
 }
@@ -293,6 +299,10 @@ class Planner {
     return query;
   }
 
+  positiveChannel(): StreamRecord | null {
+    return this.channelTerms.find((c) => !c.negated)?.stream ?? null;
+  }
+
   /** Channel and topic terms drive by the channel's (or topic's) index. */
   channelDriver(history: boolean): void {
     const positive = this.channelTerms.find((c) => !c.negated);
@@ -385,9 +395,24 @@ export function planNarrow(shard: Shard, realm: RealmState, user: UserRecord, te
     : (msg: MessageRecord) =>
         (received(realm, user.id, msg) || (storedBits(shard, realm, user.id, msg.id) & FLAG.historical) !== 0) && canAccessMessage(realm, user, msg);
 
+  // Only a channel term and a topic term, both positive: the channel's (or topic's) index holds
+  // exactly its messages, and history access means canAccessMessage holds for each of them.
+  const count = (ops: (op: string) => boolean) => terms.filter((t) => ops(t.operator)).length;
+  const exact =
+    history &&
+    !opts.excludeMuted &&
+    search === null &&
+    terms.every((t) => !t.negated) &&
+    count((op) => CHANNEL_OPERATORS.has(op)) === 1 &&
+    count((op) => op === 'topic') <= 1 &&
+    count((op) => CHANNEL_OPERATORS.has(op) || op === 'topic') === terms.length
+      ? p.positiveChannel()
+      : null;
+
   return {
     history,
     candidates,
+    exact,
     indexed: !best?.given,
     search,
     matches(msg) {

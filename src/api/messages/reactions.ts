@@ -10,7 +10,7 @@ import { putMessage } from '../../store/messages.js';
 import { me, operation } from '../operation.js';
 import { activeSubscriberIds } from '../streams/access.js';
 import { accessibleMessage, invalidMessage } from './access.js';
-import { activeRealmEmoji } from '../emoji/views.js';
+import { activeRealmEmoji } from '../../model/realm-emoji.js';
 
 /**
  * Emoji reactions (POST and DELETE /messages/{message_id}/reactions), after the reference's

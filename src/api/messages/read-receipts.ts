@@ -2,7 +2,7 @@ import { badRequest } from '../../lib/errors.js';
 import { FLAG } from '../../model/message.js';
 import { flagBits } from '../../model/read-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 import { me, operation } from '../operation.js';
 import { accessibleMessage } from './access.js';
 import { userMessageHolders } from './edit-audience.js';

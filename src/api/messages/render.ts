@@ -4,7 +4,7 @@ import { groupDisplayName } from '../../model/groups.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
 import type { UserRecord } from '../../model/types.js';
-import { renderRealmEmoji } from '../emoji/views.js';
+import { renderRealmEmoji } from '../../model/realm-emoji.js';
 import { hasMetadataAccess } from '../streams/access.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../model/message.js';
 

@@ -9,7 +9,7 @@ import type { Shard } from '../../shard/shard.js';
 import type { WriteBatch } from '../../store/shard-store.js';
 import { idsUnder, insertMessage } from '../../store/messages.js';
 import { activeSubscriberIds, hasContentAccess, isGuest, isSubscribed, metadataUserIds } from '../streams/access.js';
-import { linkAttachments, notifyAttachments } from '../uploads/attachments.js';
+import { linkAttachments, notifyAttachments } from './attachments.js';
 import { renderMessage, type Rendered } from './render.js';
 import { pythonJson, widgetFromContent, type WidgetContent } from '../submessages/widgets.js';
 import { dmGroupKey } from './views.js';

@@ -10,7 +10,7 @@ import { defineJobKind, jobsOf, startHooks, type Jobs } from '../../shard/jobs.j
 import type { Shard } from '../../shard/shard.js';
 import { getMessage, idsUnder } from '../../store/messages.js';
 import type { WriteBatch } from '../../store/shard-store.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 import { canAccessMessage } from '../messages/access.js';
 import { flushActivity } from './activity.js';
 import { emailHeaders, emailPage, installationName, recipient, unsubscribeUrl } from './email-frame.js';

@@ -2,7 +2,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import { defineJobKind, jobsOf } from '../../shard/jobs.js';
 import type { Shard } from '../../shard/shard.js';
 import type { WriteBatch } from '../../store/shard-store.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 import { composeMissedMessageEmails, type BatchItem, type EmailBatch } from './missed-email.js';
 
 /**

@@ -3,11 +3,11 @@ import { FLAG } from '../../model/message.js';
 import { emailTrigger, mentionedGroups, notifyData, pushTrigger } from '../../model/notifications.js';
 import { flagBits, storedBits } from '../../model/read-state.js';
 import { queueGcHooks } from '../events/manager.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 import { getMessage } from '../../store/messages.js';
 import { WELCOME_BOT_EMAIL } from '../invites/onboarding.js';
 import { recordNotice } from './notices.js';
-import { pushRegistration } from './push/registration.js';
+import { pushRegistration } from '../../shard/push-registration.js';
 import { notifyConfig } from '../../config.js';
 
 /**

@@ -4,8 +4,9 @@ import { observeRemovals } from './push/removals.js';
 import { watchRegistration } from './push/watch.js';
 import { operations as unsubscribe } from './unsubscribe.js';
 // Registered as they load: the hooks in send, edit and move (triggers.ts), on event queues'
-// end (gc.ts), the job kinds (email-batch.ts, mail.ts, digest.ts, push/*).
+// end (gc.ts), on login (login.ts), the job kinds (email-batch.ts, mail.ts, digest.ts, push/*).
 import './triggers.js';
+import './login.js';
 import './gc.js';
 import './email-batch.js';
 import './mail.js';

@@ -4,7 +4,8 @@ import { escapeAll as h } from '../../markdown/preprocess.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
+import { loginHooks, type LoginRequest } from '../server/fetch-api-key.js';
 import { emailHeaders, emailPage, recipient, unsubscribeUrl } from './email-frame.js';
 import { formatLocalTime } from './email-html.js';
 import { scheduleMail } from './mail.js';
@@ -42,7 +43,7 @@ export function deviceOs(userAgent: string): string | null {
   return null;
 }
 
-export async function noticeLogin(shard: Shard, realm: RealmState, user: UserRecord, request: { userAgent: string; remoteAddr: string }): Promise<void> {
+export async function noticeLogin(shard: Shard, realm: RealmState, user: UserRecord, request: LoginRequest): Promise<void> {
   if (!notifyConfig(shard.config).loginEmails || userSetting(user, 'enable_login_emails') !== true || user.isBot) return;
   if (Date.now() / 1000 - user.dateJoined <= JUST_CREATED_SECONDS) return;
   const browser = deviceBrowser(request.userAgent) ?? 'An unknown browser';
@@ -99,3 +100,5 @@ Unsubscribe from login notifications: ${unsubscribe}
     log.error({ err, user: user.id }, 'the new-login email could not be recorded');
   }
 }
+
+loginHooks.push(noticeLogin);

@@ -10,7 +10,7 @@ import type { Shard } from '../../shard/shard.js';
 import { getMessage, idsUnder } from '../../store/messages.js';
 import type { WriteBatch } from '../../store/shard-store.js';
 import { createReplyAddress } from '../email-gateway/missed.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 import { canAccessMessage } from '../messages/access.js';
 import { absoluteAvatarUrl, emailHeaders, emailPage, installationName, recipient, unsubscribeUrl } from './email-frame.js';
 import { emailHtml, emailText } from './email-html.js';

@@ -7,14 +7,14 @@ import type { UserRecord } from '../../model/types.js';
 import { VISIBILITY } from '../../model/user-topics.js';
 import type { Shard } from '../../shard/shard.js';
 import type { WriteBatch } from '../../store/shard-store.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 import { receivedUserIds, rowUserIds } from '../messages/edit-audience.js';
 import { updateHooks, type EditPlan } from '../messages/move.js';
 import { sendHooks } from '../messages/send.js';
 import { isIdle } from './idle.js';
 import { recordNotice } from './notices.js';
 import { scheduleRemoval } from './push/notify.js';
-import { pushRegistration } from './push/registration.js';
+import { pushRegistration } from '../../shard/push-registration.js';
 
 /**
  * Where notifications of people who are away start: a send (the reference's process_message_event),

@@ -1,7 +1,7 @@
 import { escapeAll as h } from '../../markdown/preprocess.js';
 import { htmlPage } from '../html-page.js';
 import { operation, type Reply } from '../operation.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 import { doUpdateSettings } from '../settings/actions.js';
 import { unsubscribeOwner } from './store.js';
 

@@ -1,11 +1,11 @@
-import { RateLimiter } from '../server/rate-limit.js';
+import { RateLimiter } from '../../lib/rate-limit.js';
 import { log } from '../../lib/log.js';
 import { mailerFor } from '../../lib/mail.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { Shard } from '../../shard/shard.js';
 import { audited } from '../../shard/audit.js';
 import { operation } from '../operation.js';
-import { isValidEmail } from '../users/actions.js';
+import { isValidEmail } from '../../model/email-addresses.js';
 import { resetEmail } from './mail-text.js';
 import { choosePage, donePage, invalidLinkPage, requestPage, sentPage, tooManyPage } from './page.js';
 import { createResetToken, doResetPassword, lookupResetToken, resetLink } from './tokens.js';

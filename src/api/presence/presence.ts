@@ -2,7 +2,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 import { presenceOf, type PresenceRecord } from './state.js';
 
 /** The reference's presence settings (server_presence_* in /register). */

@@ -1,6 +1,17 @@
 import type { RealmState } from '../../model/realm-state.js';
 import type { ProfileFieldRecord } from '../../model/types.js';
-import { CUSTOM_PROFILE_FIELD_TYPES } from '../events/register-realm.js';
+
+/** custom_profile_field_types: every type the reference offers, in its order (by display name). */
+export const CUSTOM_PROFILE_FIELD_TYPES = {
+  DATE: { id: 4, name: 'Date' },
+  EXTERNAL_ACCOUNT: { id: 7, name: 'External account' },
+  URL: { id: 5, name: 'Link' },
+  SELECT: { id: 3, name: 'List of options' },
+  PRONOUNS: { id: 8, name: 'Pronouns' },
+  LONG_TEXT: { id: 2, name: 'Text (long)' },
+  SHORT_TEXT: { id: 1, name: 'Text (short)' },
+  USER: { id: 6, name: 'Users' },
+};
 
 /** A field as the reference's CustomProfileField.as_dict gives it (display_in_profile_summary only when set). */
 export function fieldView(field: ProfileFieldRecord): Record<string, unknown> {

@@ -78,18 +78,3 @@ export function doRemoveDomain(shard: Shard, realm: RealmState, domain: RealmDom
   const domains = domainsOf(realm).filter((d) => d.domain !== domain.domain);
   return save(shard, realm, domains, [{ type: 'realm_domains', op: 'remove', domain: domain.domain }]);
 }
-
-/**
- * The reference's email_allowed_for_realm, for a realm restricted to its domains: the address's
- * domain is one of them, or a subdomain of one that allows subdomains.
- */
-export function domainAllowed(realm: RealmState, emailDomain: string): boolean {
-  const domains = domainsOf(realm);
-  if (domains.some((d) => d.domain === emailDomain)) return true;
-  const parts = emailDomain.split('.');
-  for (let i = 1; i < parts.length; i++) {
-    const parent = parts.slice(i).join('.');
-    if (domains.some((d) => d.allowSubdomains && d.domain === parent)) return true;
-  }
-  return false;
-}

@@ -4,8 +4,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { operation, type OpContext } from '../operation.js';
-import { noticeLogin } from '../notify/login.js';
-import { AttemptLimiter } from './rate-limit.js';
+import { AttemptLimiter } from '../../lib/rate-limit.js';
 
 // One limiter per shard: the shard's thread is the only one that sees its realms' logins.
 const limiters = new WeakMap<Shard, AttemptLimiter>();
@@ -64,6 +63,24 @@ export async function passwordLogin(shard: Shard, realm: RealmState, rawUsername
   return user;
 }
 
+/** Where a login came from, for what a login sets off. */
+export interface LoginRequest {
+  userAgent: string;
+  remoteAddr: string;
+}
+export type LoginHook = (shard: Shard, realm: RealmState, user: UserRecord, request: LoginRequest) => Promise<void>;
+
+/**
+ * What a successful login sets off (the reference's user_logged_in signal): the new-login
+ * email registers here as its module loads (api/notify/login.ts), so that the login paths
+ * (here and api/sessions/) know nothing of notifications.
+ */
+export const loginHooks: LoginHook[] = [];
+
+export async function loggedIn(shard: Shard, realm: RealmState, user: UserRecord, request: LoginRequest): Promise<void> {
+  for (const hook of loginHooks) await hook(shard, realm, user, request);
+}
+
 /** POST /fetch_api_key: password login, answered with the account's API key. */
 export const fetchApiKey = operation<{ username: string; password: string }>({
   auth: 'none',
@@ -73,7 +90,7 @@ export const fetchApiKey = operation<{ username: string; password: string }>({
   },
   handler: async ({ shard, realm, params, userAgent, remoteAddr, outcome }) => {
     const user = await passwordLogin(shard, realm, params.username, params.password, outcome);
-    await noticeLogin(shard, realm, user, { userAgent, remoteAddr });
+    await loggedIn(shard, realm, user, { userAgent, remoteAddr });
     return { api_key: user.apiKey, email: user.email, user_id: user.id };
   },
 });

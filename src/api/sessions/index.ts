@@ -1,9 +1,8 @@
 import { ApiError } from '../../lib/errors.js';
 import { audited } from '../../shard/audit.js';
 import { deleteSession, deleteUserSessions, newSessionSecrets, putSession, sessionCookieValue } from '../../store/sessions.js';
-import { noticeLogin } from '../notify/login.js';
 import { operation, type OpContext } from '../operation.js';
-import { passwordLogin } from '../server/fetch-api-key.js';
+import { loggedIn, passwordLogin } from '../server/fetch-api-key.js';
 import { checkCsrf, nowSeconds, sessionUser } from './auth.js';
 import { loginCookies, logoutCookies, SESSION_AGE_SECONDS } from './cookies.js';
 import { ensureSweep } from './sweep.js';
@@ -74,8 +73,8 @@ const login = operation<{ username?: string; password?: string; next?: string }>
     deleteUserSessions(shard, batch, realm.id, user.id, { expiredBefore: now });
     ensureSweep(shard, batch, realm.id);
     await batch.commit();
-    // The new-login email (the reference's user_logged_in signal, api/notify/login.ts).
-    await noticeLogin(shard, realm, user, { userAgent: ctx.userAgent, remoteAddr: ctx.remoteAddr });
+    // The reference's user_logged_in signal: the new-login email (api/notify/login.ts).
+    await loggedIn(shard, realm, user, { userAgent: ctx.userAgent, remoteAddr: ctx.remoteAddr });
     return { __reply: redirect(safeNext(p.next), loginCookies(secure(ctx), sessionCookieValue(user.id, secret), csrf)) };
   },
 });

@@ -6,7 +6,7 @@ import { realmSetting } from '../../model/realm-settings.js';
 import { ROLE, type UserRecord } from '../../model/types.js';
 import type { ShardEvent } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
-import { LEGACY_DISPLAY, LEGACY_NOTIFICATIONS, NOTIFICATION_SOUNDS, USER_SETTING_DEFAULTS, userSetting } from '../events/register-settings.js';
+import { LEGACY_DISPLAY, LEGACY_NOTIFICATIONS, NOTIFICATION_SOUNDS, USER_SETTING_DEFAULTS, userSetting } from '../../model/user-settings.js';
 import { LANGUAGE_CODES, languageName } from '../realm/languages.js';
 import { doSwitchPresenceSharing } from '../presence/presence.js';
 import { attemptKey, limiterOf } from '../server/fetch-api-key.js';
@@ -15,7 +15,7 @@ import { usersWhoCanAccess } from '../../model/user-access.js';
 import { preferenceProperties } from './params.js';
 import { deleteAllDrafts } from '../drafts/actions.js';
 import { checkEmailChange } from '../email-change/actions.js';
-import { exportConsentEvent } from '../exports/consent.js';
+import { exportConsentEvent } from '../users/export-consent.js';
 
 /**
  * PATCH /settings, the check and the do halves. The reference applies a request's parts one by

@@ -1,4 +1,4 @@
-import { EMOJISET_CHOICES } from '../events/register-settings.js';
+import { EMOJISET_CHOICES } from '../../model/user-settings.js';
 
 /**
  * The personal preference settings PATCH /settings takes (the reference's update-settings at

@@ -1,4 +1,5 @@
-import { dropFromGroups } from '../default-streams/groups.js';
+import { dropFromGroups } from './default-groups.js';
+import { liveDefaultStreamIds } from '../../model/default-streams.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { GroupSetting, StreamRecord } from '../../model/types.js';
 import type { ShardEvent } from '../../shard/events.js';
@@ -107,7 +108,7 @@ export function changeStreamGroupSetting(shard: Shard, realm: RealmState, out: O
 
 /** The realm's default channels changed: every non-guest hears the new list (guests see none). */
 function queueDefaultStreams(realm: RealmState, out: Outbox): void {
-  const ids = [...realm.defaultStreamIds].filter((id) => realm.streams.get(id)?.isArchived === false).sort((a, b) => a - b);
+  const ids = liveDefaultStreamIds(realm);
   const audience = [...realm.activeUsers()].filter((u) => !isGuest(u)).map((u) => u.id);
   queueEvent(out, { type: 'default_streams', default_streams: ids }, audience);
 }

@@ -2,7 +2,7 @@ import { badRequest } from '../../lib/errors.js';
 import type { MessageRecord } from '../../model/message.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { StreamRecord, UserRecord } from '../../model/types.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 import { accessibleMessage } from '../messages/access.js';
 import { checkCanPost } from '../messages/send.js';
 import { me, operation } from '../operation.js';

@@ -5,7 +5,7 @@ import type { Reply } from '../operation.js';
 import type { Shard } from '../../shard/shard.js';
 import { attachmentByPath, deleteAttachment, getAttachment, insertAttachment, MAX_FILE_UPLOAD_BYTES, MAX_FILE_UPLOAD_SIZE_MIB, ownedAttachmentIds, uploadSpaceUsed, type AttachmentRecord } from '../../store/uploads.js';
 import { me, operation } from '../operation.js';
-import { attachmentView, mayAccessAttachment } from './attachments.js';
+import { attachmentView, mayAccessAttachment } from '../messages/attachments.js';
 import { checkTmpPath, contentTypeFor, fileHeaders, newPathId, pathIdFromToken, placeUpload, removeUpload, sanitizeName, temporaryUrl, uploadPath, uploadUrl } from './files.js';
 
 /** A file of a multipart request, as the front end saved it (front/body.ts). */

@@ -1,8 +1,7 @@
 import type { RealmState } from '../../model/realm-state.js';
 import type { RealmRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { USER_SETTING_DEFAULTS } from '../events/register-settings.js';
-import { realmDefault } from './defaults.js';
+import { realmDefault, USER_SETTING_DEFAULTS } from '../../model/user-settings.js';
 import { operation } from '../operation.js';
 import { checkValues } from '../settings/actions.js';
 import { preferenceProperties } from '../settings/params.js';
@@ -16,9 +15,8 @@ import { preferenceProperties } from '../settings/params.js';
  * known here and come back in ignored_parameters_unsupported.
  *
  * The realm record keeps only the defaults that differ from the server's. A user created later
- * starts with them (newUserSettings); existing users keep their own settings.
+ * starts with them (model/user-settings.ts newUserSettings); existing users keep their own settings.
  */
-export { newUserSettings, realmDefault, realmUserSettingsDefaults } from './defaults.js';
 
 const NOT_DEFAULTS = new Set(['default_language', 'timezone', 'enable_marketing_emails', 'enable_login_emails', 'allow_private_data_export']);
 

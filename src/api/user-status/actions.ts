@@ -3,7 +3,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord, UserStatusRecord } from '../../model/types.js';
 import { usersWhoCanAccess } from '../../model/user-access.js';
 import type { Shard } from '../../shard/shard.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 import { checkEmoji, emojiByName } from '../messages/reactions.js';
 import { doUpdateSettings } from '../settings/actions.js';
 

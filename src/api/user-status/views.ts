@@ -2,7 +2,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord, UserStatusRecord } from '../../model/types.js';
 import { accessFilter } from '../../model/user-access.js';
 import type { Shard } from '../../shard/shard.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 
 export type StatusView = {
   away?: boolean;

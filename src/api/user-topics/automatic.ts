@@ -4,7 +4,7 @@ import { VISIBILITY, type VisibilityPolicy } from '../../model/user-topics.js';
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { idsUnder } from '../../store/messages.js';
-import { userSetting } from '../events/register-settings.js';
+import { userSetting } from '../../model/user-settings.js';
 import { hasContentAccess } from '../streams/access.js';
 import { setTopicVisibility, type VisibilitySink } from './actions.js';
 

@@ -3,7 +3,7 @@ import { GROUP_PERMISSION_SETTINGS, recursiveMemberIds, recursiveSubgroupIds } f
 import { groupSettingForApi } from '../../model/realm-settings.js';
 import type { GroupSetting } from '../../model/types.js';
 import { me, operation, type OpContext } from '../operation.js';
-import { checkGroupSettingValue, groupSettingChanges, parseGroupSettingChange, parseGroupSettingValue } from '../realm/group-values.js';
+import { checkGroupSettingValue, groupSettingChanges, parseGroupSettingChange, parseGroupSettingValue } from './group-values.js';
 import { noSuchUser } from '../users/access.js';
 import {
   activeUsersByIds,

@@ -1,6 +1,6 @@
 import { deleteUserSessions } from '../../store/sessions.js';
-import { exportConsentEvent } from '../exports/consent.js';
-import { userSetting } from '../events/register-settings.js';
+import { exportConsentEvent } from './export-consent.js';
+import { userSetting } from '../../model/user-settings.js';
 import { generateApiKey, hashPassword } from '../../lib/auth.js';
 import { badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
@@ -14,10 +14,10 @@ import { flush, outbox, type Outbox } from '../../shard/outbox.js';
 import { setReadMark } from '../../model/read-state.js';
 import { directGroupsOf } from '../../model/groups.js';
 import type { WriteBatch } from '../../store/shard-store.js';
-import { newUserSettings } from '../user-defaults/defaults.js';
+import { newUserSettings } from '../../model/user-settings.js';
 import { groupEventsForActivation } from '../user_groups/user-activity.js';
 import type { BotProfile } from '../../model/types.js';
-import { sendBotCreated, sendBotUpdate, sendOwnerChange } from '../bots/events.js';
+import { sendBotCreated, sendBotUpdate, sendOwnerChange } from './bot-events.js';
 
 export interface NewUser {
   email: string;
@@ -42,21 +42,6 @@ export interface NewUser {
 }
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.?[^@\s]*$/;
-
-// The address form the reference's EmailField accepts (Django's EmailValidator): a dot-atom
-// local part, and a domain with a dot-separated top-level label, or `localhost`.
-const LOCAL_PART = /^[-!#$%&'*+/=?^_`{}|~0-9a-z]+(\.[-!#$%&'*+/=?^_`{}|~0-9a-z]+)*$/i;
-const DOMAIN = /^((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+)(?:[a-z0-9-]{2,63}(?<!-))$/i;
-
-/** Whether the reference would accept `email` as an address for a new account. */
-export function isValidEmail(email: string): boolean {
-  if (email.length > 254) return false;
-  const at = email.lastIndexOf('@');
-  if (at <= 0) return false;
-  const local = email.slice(0, at);
-  const domain = email.slice(at + 1);
-  return LOCAL_PART.test(local) && (domain.toLowerCase() === 'localhost' || DOMAIN.test(domain));
-}
 
 // Characters the reference refuses in names: they would break its mention syntax
 // (@**Name**) or markup, and control characters have no business in a name.

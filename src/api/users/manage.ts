@@ -1,11 +1,11 @@
-import { realmRefusals } from '../invites/emails.js';
+import { isValidEmail, realmRefusals } from '../../model/email-addresses.js';
 import { ApiError, badRequest, insufficientPermission } from '../../lib/errors.js';
 import { BOT_TYPE, ROLE } from '../../model/types.js';
-import { checkBotNameAvailable, checkCanCreateBot } from '../bots/checks.js';
+import { checkBotNameAvailable, checkCanCreateBot } from './bot-checks.js';
 import { me, operation } from '../operation.js';
 import { canAdminUser, noSuchUser, userById } from './access.js';
 import { ownerRequired } from './update.js';
-import { activeHumanOwners, checkFullName, doCreateUser, doDeactivateUser, doReactivateUser, isValidEmail } from './actions.js';
+import { activeHumanOwners, checkFullName, doCreateUser, doDeactivateUser, doReactivateUser } from './actions.js';
 
 
 /**

@@ -5,7 +5,7 @@ import { ROLE, type Role, type UserRecord } from '../../model/types.js';
 import { flush, outbox, queueEvent } from '../../shard/outbox.js';
 import type { Shard } from '../../shard/shard.js';
 import { me, operation } from '../operation.js';
-import { defaultStreamIds } from '../events/register-channels.js';
+import { defaultStreamIds } from '../../model/default-streams.js';
 import { hasMetadataAccess } from '../streams/access.js';
 import { queueSightChange } from '../streams/changes.js';
 import { canAdminUser, userByIdOrEmail } from './access.js';

@@ -15,6 +15,15 @@ export function avatarUrl(user: UserRecord, clientGravatar: boolean): string | n
   return `/user_avatars/${user.realmId}/${user.avatarKey ?? user.id}.png?version=${user.avatarVersion}`;
 }
 
+/**
+ * The medium-size avatar the reference gives the user themself (/register, avatar changes):
+ * Gravatar at 500 pixels, or the `-medium` variant of an uploaded avatar.
+ */
+export function mediumAvatarUrl(user: UserRecord): string {
+  const url = avatarUrl(user, false)!;
+  return user.avatarSource === 'G' ? url.replace('?d=identicon', '?d=identicon&s=500') : url.replace(/\.png\?/, '-medium.png?');
+}
+
 /** `2019-10-20T07:50:53+00:00`: the reference's isoformat, which older Python clients can parse ('Z' they cannot). */
 export function isoTimestamp(seconds: number): string {
   let text = isoCache.get(seconds);

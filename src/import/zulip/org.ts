@@ -2,7 +2,7 @@ import { generateApiKey, DJANGO_PREFIX } from '../../lib/auth.js';
 import { isDjangoHash } from '../../lib/django-hashers.js';
 import { buildSystemGroups, GROUP_PERMISSION_SETTINGS } from '../../model/groups.js';
 import { DEFAULT_SETTINGS, REALM_GROUP_SETTINGS } from '../../model/realm-settings.js';
-import { USER_SETTING_DEFAULTS } from '../../api/events/register-settings.js';
+import { USER_SETTING_DEFAULTS } from '../../model/user-settings.js';
 import { BOT_TYPE, NOTIFICATION_BOT_EMAIL, ROLE, type GroupRecord, type GroupSetting, type RealmRecord, type Role, type StreamRecord, type SubscriptionRecord, type UserRecord } from '../../model/types.js';
 import type { IdMap } from '../ids.js';
 import type { Plan } from './plan.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RateLimiter } from '../../../src/api/server/rate-limit.js';
+import { RateLimiter } from '../../../src/lib/rate-limit.js';
 import { createUser, startTestServer } from '../../helpers/server.js';
 
 t.test('RateLimiter: a burst of the allowance, then the steady rate', async (t) => {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { LEGACY_DISPLAY, LEGACY_NOTIFICATIONS } from '../../../src/api/events/register-settings.js';
+import { LEGACY_DISPLAY, LEGACY_NOTIFICATIONS } from '../../../src/model/user-settings.js';
 import { CAPABILITIES, convergenceHarness, type ConvergeOptions, type Viewer } from '../../helpers/convergence.js';
 import { browse } from '../../helpers/browser-http.js';
 import { createUser, startTestServer } from '../../helpers/server.js';

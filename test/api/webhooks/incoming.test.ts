@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import t from 'tap';
 import { createUser, startTestServer } from '../../helpers/server.js';
 import { fixture, lastMessage, postWebhook } from './post.js';
@@ -56,6 +57,39 @@ t.test('incoming webhooks: GitHub, JSON', async (t) => {
     t.equal(elsewhere.status, 200, 'other routes are unchanged');
     const textPost = await fetch(`http://127.0.0.1:${ts.port}/api/v1/messages`, { method: 'POST', body: 'not parameters', headers: { 'content-type': 'text/plain', authorization: `Basic ${Buffer.from(`${ts.owner.email}:${ts.owner.apiKey}`).toString('base64')}` } });
     t.equal(textPost.status, 400, 'and an API route still ignores a text body (no parameters: 400)');
+  });
+
+  t.test('a body with no Content-Type, or another type, is read too (the reference reads any body)', async (t) => {
+    // fetch gives a string body a text/plain type of its own: node:http sends the headers as given.
+    const post = (path: string, body: Buffer, headers: Record<string, string>) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: ts.port, method: 'POST', path, headers: { host: ts.server.config.externalHost, 'content-length': String(body.length), ...headers } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const payload = Buffer.from(fixture('github', 'issues'));
+    const query = (topic: string) => `/api/v1/external/github?${new URLSearchParams({ api_key: key, stream: 'github', topic })}`;
+    const bare = await post(query('no type'), payload, { 'X-GitHub-Event': 'issues' });
+    t.same(bare.body, { result: 'success', msg: '' }, 'no Content-Type: accepted');
+    t.match((await lastMessage(ts, narrow('github', 'no type')))?.content, /^baxterthehacker opened \[issue #2 Spelling error in the README file\]/, 'and posted');
+    const octets = await post(query('octets'), payload, { 'X-GitHub-Event': 'issues', 'content-type': 'application/octet-stream' });
+    t.same(octets.body, { result: 'success', msg: '' }, 'application/octet-stream: accepted');
+    t.match((await lastMessage(ts, narrow('github', 'octets')))?.content, /^baxterthehacker opened/, 'and posted');
+    // Another bot: the owner's notice about it would hold back this bot's next one for a minute.
+    const other = await ts.request('POST', '/bots', { params: { full_name: 'GitHub Two', short_name: 'gh2', bot_type: 2, service_name: 'github' } });
+    const brokenPath = `/api/v1/external/github?${new URLSearchParams({ api_key: other.body.api_key as string, stream: 'github' })}`;
+    const broken = await post(brokenPath, Buffer.from('{"action": '), { 'X-GitHub-Event': 'issues' });
+    t.equal(broken.status, 400, 'a body with no type that is not JSON is refused');
+    t.match(broken.body, { result: 'error', code: 'INVALID_JSON', msg: 'Malformed JSON' }, 'as the reference\'s InvalidJSONError');
+    t.match((await lastMessage(ts, [{ operator: 'is', operand: 'dm' }]))?.content, /send data in the JSON format/, 'and the owner is told, as for any body that is not JSON');
+    const auth = `Basic ${Buffer.from(`${ts.owner.email}:${ts.owner.apiKey}`).toString('base64')}`;
+    const elsewhere = await post('/api/v1/messages', Buffer.from('type=stream&to=github&topic=x&content=hi'), { authorization: auth });
+    t.equal(elsewhere.status, 400, 'an API route still reads no parameters from a body with no type');
   });
 
   t.test('GitHub: branches, only_events and exclude_events filter', async (t) => {

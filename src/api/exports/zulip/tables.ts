@@ -5,7 +5,7 @@ import type { DraftRecord, NavigationViewRecord, SavedSnippetRecord, ScheduledMe
 import type { GroupSetting, SubscriptionRecord, UserRecord } from '../../../model/types.js';
 import type { StoreView } from '../../../store/shard-store.js';
 import { userRows } from '../../../store/personal.js';
-import { USER_SETTING_DEFAULTS, userSetting } from '../../events/register-settings.js';
+import { USER_SETTING_DEFAULTS, userSetting } from '../../../model/user-settings.js';
 import { subscriptionProperties } from '../../subscriptions/views.js';
 
 /**

@@ -10,12 +10,12 @@ import type { Shard } from '../../../shard/shard.js';
 import { getMessage } from '../../../store/messages.js';
 import type { WriteBatch } from '../../../store/shard-store.js';
 import { devicesOf, doForgetDevices } from '../../devices/actions.js';
-import { userSetting } from '../../events/register-settings.js';
+import { userSetting } from '../../../model/user-settings.js';
 import { canAccessMessage } from '../../messages/access.js';
 import { smallestMentionedGroup } from '../groups.js';
 import { BouncerError, sendToBouncer } from './bouncer.js';
 import { messagePayloads, removalPayloads, type Payloads } from './payload.js';
-import { pushRegistration, realmUuid, userUuid, type PushRegistration } from './registration.js';
+import { pushRegistration, realmUuid, userUuid, type PushRegistration } from '../../../shard/push-registration.js';
 import { applyRealmPushStatus } from './realm-status.js';
 
 /**

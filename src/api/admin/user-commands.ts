@@ -8,11 +8,13 @@ import type { Shard } from '../../shard/shard.js';
 import { doChangeUserEmail } from '../email-change/actions.js';
 import { createResetToken, resetLink } from '../password-reset/tokens.js';
 import { attemptKey, limiterOf } from '../server/fetch-api-key.js';
-import { activeHumanOwners, checkCreateUser, doCreateUser, doDeactivateUser, doReactivateUser, isValidEmail } from './actions.js';
-import { changeRole } from './update.js';
+import { isValidEmail } from '../../model/email-addresses.js';
+import { activeHumanOwners, checkCreateUser, doCreateUser, doDeactivateUser, doReactivateUser } from '../users/actions.js';
+import { changeRole } from '../users/update.js';
 
 /**
- * The admin CLI's `stoa user ...` commands, run in the realm's shard: through the running
+ * The admin CLI's `stoa user ...` commands, run in the realm's shard (a folder above the
+ * features whose actions they call: users, email-change, password-reset): through the running
  * server (its admin socket, front/admin-socket.ts, then ShardPool.admin), or in the CLI's own
  * process when no server runs. The same code either way, with the checks an administrator's
  * API request would meet where they protect the organization (the last owner stays), and

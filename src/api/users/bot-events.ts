@@ -1,7 +1,7 @@
 import type { RealmState } from '../../model/realm-state.js';
 import { ROLE, type UserRecord } from '../../model/types.js';
 import type { ShardEvent } from '../../shard/events.js';
-import { botDict, botOwnerUserIds } from './views.js';
+import { botDict, botOwnerUserIds } from './bot-views.js';
 
 /**
  * The realm_bot events, as the reference sends them. They go only to those who administer the

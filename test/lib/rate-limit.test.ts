@@ -1,5 +1,5 @@
 import t from 'tap';
-import { AttemptLimiter } from '../../../src/api/server/rate-limit.js';
+import { AttemptLimiter } from '../../src/lib/rate-limit.js';
 
 t.test('AttemptLimiter (the fetch_api_key rate limit)', async (t) => {
   let now = 1_000_000;

@@ -1,10 +1,11 @@
-import type { RealmState } from '../../model/realm-state.js';
-import type { RealmEmojiRecord } from '../../model/types.js';
+import type { RealmState } from './realm-state.js';
+import type { RealmEmojiRecord } from './types.js';
 
 /**
  * Custom emoji as clients see them (the reference's EmojiInfo), and the lookups the renderer and
  * reactions use. Every list is of the realm's emoji, deactivated ones included, keyed by id as a
- * string: GET /realm/emoji, /register's realm_emoji and the realm_emoji update event.
+ * string: GET /realm/emoji, /register's realm_emoji and the realm_emoji update event. Below the
+ * API, since messages (rendering, reactions) read them as much as api/emoji/ does.
  */
 export interface RealmEmojiView {
   id: string;

@@ -1,6 +1,6 @@
 import type { RealmState } from '../../model/realm-state.js';
 import { BOT_TYPE, ROLE, type BotProfile, type UserRecord } from '../../model/types.js';
-import { avatarUrl } from '../users/views.js';
+import { avatarUrl } from './views.js';
 
 /** Bots as the reference shows them to those who administer them (its realm_bot dicts). */
 

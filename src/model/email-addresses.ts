@@ -1,15 +1,45 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { RealmState } from '../../model/realm-state.js';
-import { realmSetting } from '../../model/realm-settings.js';
-import { domainAllowed } from '../realm-domains/actions.js';
-import { isValidEmail } from '../users/actions.js';
+import type { RealmState } from './realm-state.js';
+import { realmSetting } from './realm-settings.js';
 
 /**
- * Addresses an invitation or a sign-up may use, as the reference's email_validation.py decides:
- * a well-formed address, not of a disposable-mail domain (disallow_disposable_email_addresses),
- * and, in a realm restricted to its domains (api/realm-domains/), of one of them without a `+`.
+ * Addresses an invitation, a sign-up, a new account or an address change may use, as the
+ * reference's email_validation.py decides: a well-formed address, not of a disposable-mail
+ * domain (disallow_disposable_email_addresses), and, in a realm restricted to its domains
+ * (api/realm-domains/), of one of them without a `+`. Below the API, since users, invitations
+ * and address changes all ask.
  */
+
+// The address form the reference's EmailField accepts (Django's EmailValidator): a dot-atom
+// local part, and a domain with a dot-separated top-level label, or `localhost`.
+const LOCAL_PART = /^[-!#$%&'*+/=?^_`{}|~0-9a-z]+(\.[-!#$%&'*+/=?^_`{}|~0-9a-z]+)*$/i;
+const DOMAIN = /^((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+)(?:[a-z0-9-]{2,63}(?<!-))$/i;
+
+/** Whether the reference would accept `email` as an address for a new account. */
+export function isValidEmail(email: string): boolean {
+  if (email.length > 254) return false;
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return false;
+  const local = email.slice(0, at);
+  const domain = email.slice(at + 1);
+  return LOCAL_PART.test(local) && (domain.toLowerCase() === 'localhost' || DOMAIN.test(domain));
+}
+
+/**
+ * The reference's email_allowed_for_realm, for a realm restricted to its domains: the address's
+ * domain is one of them, or a subdomain of one that allows subdomains.
+ */
+export function domainAllowed(realm: RealmState, emailDomain: string): boolean {
+  const domains = realm.realm.domains ?? [];
+  if (domains.some((d) => d.domain === emailDomain)) return true;
+  const parts = emailDomain.split('.');
+  for (let i = 1; i < parts.length; i++) {
+    const parent = parts.slice(i).join('.');
+    if (domains.some((d) => d.allowSubdomains && d.domain === parent)) return true;
+  }
+  return false;
+}
 
 /** The reference's get_invitee_emails_set: split on commas and newlines, `Name <addr>` allowed. */
 export function parseInviteeEmails(raw: string): string[] {

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Shard } from '../../../shard/shard.js';
+import type { Shard } from './shard.js';
 
 /**
  * This server's registration with the push notification service (the reference's
@@ -11,6 +11,8 @@ import type { Shard } from '../../../shard/shard.js';
  *
  * The CLI runs beside a running server, so the shards read the file, not a store the server
  * owns; each shard looks at it again when it has changed (checked at most every CHECK_MS).
+ * Server-wide, beside the shard rather than with the notifications (api/notify/push/) that use
+ * it most: /server_settings and the CLI read it too.
  *
  * The service knows organizations and people by UUID only. Theirs are derived from a secret of
  * the registration (HMAC, laid out as version-4 UUIDs), so nothing needs storing per realm or

@@ -7,7 +7,8 @@ export const humanAdminIds = (realm: RealmState): number[] =>
   [...realm.activeUsers()].filter((u) => !u.isBot && u.role <= ROLE.administrator).map((u) => u.id);
 
 /**
- * realm_export_consent (feature level 312): administrators learn a user's consent to the export
+ * realm_export_consent (feature level 312), with the users (data exports, above them, read who
+ * the administrators are here): administrators learn a user's consent to the export
  * of their private data when it changes, and when the user is created or reactivated, since the
  * user events carry no settings.
  */

@@ -5,7 +5,10 @@ import type { Shard } from '../../shard/shard.js';
 import { getMessage } from '../../store/messages.js';
 import type { WriteBatch } from '../../store/shard-store.js';
 import { attachmentByPath, getAttachment, messageAttachmentIds, putAttachment, setMessageLink, uploadSpaceUsed, type AttachmentRecord } from '../../store/uploads.js';
-import { canAccessMessage } from '../messages/access.js';
+import { canAccessMessage } from './access.js';
+
+// A message's links to the uploads it names, kept with the messages that make and drop them
+// (send, edit, move, delete); api/uploads/ lists and serves them from here.
 
 /** The reference's Attachment object. */
 export function attachmentView(rec: AttachmentRecord): Record<string, unknown> {
