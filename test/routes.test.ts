@@ -1,10 +1,25 @@
 import t from 'tap';
-import { operations } from '../src/api/registry.js';
+import { allOperations, lazyModules, operations as loadedAtStart } from '../src/api/registry.js';
+import { jobKindDefined } from '../src/shard/jobs.js';
 import { pageRoutes, routes } from '../src/routes.js';
 import { DEVIATIONS, findTemplate } from './helpers/openapi.js';
 import { UNDOCUMENTED } from './helpers/undocumented.js';
 
 t.test('route table', async (t) => {
+  // Before anything loads them: the lazily loaded modules serve exactly what they are listed for,
+  // and define their job kinds when they load.
+  t.test('lazily loaded modules', async (t) => {
+    const eager = new Set(Object.keys(loadedAtStart));
+    for (const m of lazyModules) {
+      for (const op of m.ops) t.notOk(eager.has(op), `${op} is not loaded with the server`);
+      for (const kind of m.jobKinds ?? []) t.notOk(jobKindDefined(kind), `job kind ${kind} is not defined before its module loads`);
+      t.same(Object.keys(await m.load()).sort(), [...m.ops].sort(), `the module of ${m.ops[0]} serves what it is listed for`);
+      for (const kind of m.jobKinds ?? []) t.ok(jobKindDefined(kind), `loading the module of ${m.ops[0]} defines job kind ${kind}`);
+    }
+  });
+
+  const operations = await allOperations();
+
   t.test('every route names an operation the shards run', async (t) => {
     for (const route of [...routes, ...pageRoutes]) t.ok(operations[route.op], `${route.method} ${route.path} -> ${route.op} exists`);
   });

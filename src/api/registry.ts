@@ -1,4 +1,8 @@
+import { defineLazyJobKind } from '../shard/jobs.js';
 import type { Operation } from './operation.js';
+// Outgoing webhooks hook into every send (messages/send.ts sendHooks): loaded with the server,
+// while the bots' own endpoints load with their first request.
+import './bots/outgoing.js';
 import { operations as alertWords } from './alert-words/index.js';
 import { operations as muting } from './muting/index.js';
 import { operations as profileFields } from './profile-fields/index.js';
@@ -7,14 +11,10 @@ import { operations as userStatus } from './user-status/index.js';
 import { operations as channelFolders } from './channel-folders/index.js';
 import { operations as defaultStreams } from './default-streams/index.js';
 import { operations as avatars } from './avatars/index.js';
-import { operations as bots } from './bots/index.js';
 import { operations as devices } from './devices/index.js';
 import { operations as drafts } from './drafts/index.js';
 import { operations as emoji } from './emoji/index.js';
-import { operations as emailChange } from './email-change/index.js';
-import { operations as emailGateway } from './email-gateway/index.js';
 import { operations as events } from './events/index.js';
-import { operations as invites } from './invites/index.js';
 import { operations as linkifiers } from './linkifiers/index.js';
 import { operations as messages } from './messages/index.js';
 import { operations as playgrounds } from './playgrounds/index.js';
@@ -22,14 +22,9 @@ import { operations as presence } from './presence/index.js';
 import { operations as realm } from './realm/index.js';
 import { operations as reminders } from './reminders/index.js';
 import { operations as savedSnippets } from './saved-snippets/index.js';
-import { operations as calls } from './calls/index.js';
-import { operations as passwordReset } from './password-reset/index.js';
 import { operations as realmDomains } from './realm-domains/index.js';
-import { operations as realmImages } from './realm-images/index.js';
-import { operations as exports } from './exports/index.js';
 import { operations as navigationViews } from './navigation-views/index.js';
 import { operations as notify } from './notify/index.js';
-import { welcomeTestOperations } from './invites/welcome-test.js';
 import { operations as scheduledMessages } from './scheduled-messages/index.js';
 import { operations as server } from './server/index.js';
 import { operations as settings } from './settings/index.js';
@@ -48,17 +43,12 @@ import { operations as webhooks } from './webhooks/index.js';
 /** Every operation the shards run, by the name the route table (src/routes.ts) uses. */
 export const operations: Record<string, Operation<any>> = {
   ...avatars,
-  ...bots,
   ...channelFolders,
   ...defaultStreams,
   ...devices,
   ...drafts,
   ...emoji,
-  ...emailChange,
-  ...emailGateway,
   ...events,
-  ...invites,
-  ...passwordReset,
   ...linkifiers,
   ...messages,
   ...playgrounds,
@@ -68,11 +58,7 @@ export const operations: Record<string, Operation<any>> = {
   ...savedSnippets,
   ...navigationViews,
   ...notify,
-  ...exports,
-  ...calls,
   ...realmDomains,
-  ...realmImages,
-  ...welcomeTestOperations,
   ...scheduledMessages,
   ...server,
   ...sessions,
@@ -93,3 +79,44 @@ export const operations: Record<string, Operation<any>> = {
   ...userTopics,
   ...webhooks,
 };
+
+type Operations = Record<string, Operation<any>>;
+
+/**
+ * Rarely used endpoints, loaded with their first request (dispatch.ts): each shard thread would
+ * otherwise hold their code from the start, about 2 MB of heap that an idle server never uses
+ * (bench/RESULTS.md, P4). `ops` names what each module serves, without loading it
+ * (test/routes.test.ts checks them against the modules); `jobKinds`, the durable job kinds that
+ * importing it defines, so that a job of such a kind still runs after a restart.
+ */
+export const lazyModules: { ops: string[]; jobKinds?: string[]; load: () => Promise<Operations> }[] = [
+  { ops: ['bots.create', 'bots.list', 'bots.update', 'bots.deactivate', 'bots.regenerateApiKey', 'users.regenerateApiKey', 'botStorage.get', 'botStorage.put', 'botStorage.remove'], load: async () => (await import('./bots/index.js')).operations },
+  { ops: ['calls.bigBlueButtonCreate', 'calls.bigBlueButtonJoin'], load: async () => (await import('./calls/index.js')).operations },
+  { ops: ['emailChange.confirmForm', 'emailChange.confirm'], jobKinds: ['emailChange.notice'], load: async () => (await import('./email-change/index.js')).operations },
+  { ops: ['streams.emailAddress'], load: async () => (await import('./email-gateway/index.js')).operations },
+  { ops: ['exports.list', 'exports.create', 'exports.remove', 'exports.consents', 'exports.file'], jobKinds: ['realmExport'], load: async () => (await import('./exports/index.js')).operations },
+  {
+    ops: ['invites.list', 'invites.create', 'invites.createMultiuse', 'invites.revoke', 'invites.revokeMultiuse', 'invites.resend', 'invites.editMultiuse', 'invites.joinPage', 'invites.join'],
+    load: async () => (await import('./invites/index.js')).operations,
+  },
+  { ops: ['realm.testWelcomeBotCustomMessage'], load: async () => (await import('./invites/welcome-test.js')).welcomeTestOperations },
+  { ops: ['passwordReset.form', 'passwordReset.request', 'passwordReset.chooseForm', 'passwordReset.choose'], load: async () => (await import('./password-reset/index.js')).operations },
+  { ops: ['realmImages.setIcon', 'realmImages.removeIcon', 'realmImages.setLogo', 'realmImages.removeLogo', 'realmImages.file'], load: async () => (await import('./realm-images/index.js')).operations },
+];
+
+const lazyByOp = new Map(lazyModules.flatMap((m) => m.ops.map((op) => [op, m] as const)));
+for (const m of lazyModules) for (const kind of m.jobKinds ?? []) defineLazyJobKind(kind, m.load);
+
+/** An operation of a lazily loaded module: loads it (once) and adds its operations to `operations`. */
+export async function loadOperation(name: string): Promise<Operation<any> | undefined> {
+  const lazy = lazyByOp.get(name);
+  if (!lazy) return undefined;
+  Object.assign(operations, await lazy.load());
+  return operations[name];
+}
+
+/** Every operation, the lazily loaded ones too (tests that walk them all). */
+export async function allOperations(): Promise<Operations> {
+  for (const m of lazyModules) Object.assign(operations, await m.load());
+  return operations;
+}

@@ -1,5 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+import { createRequire } from 'node:module';
+import type { Piscina } from 'piscina';
 import type { HashTask } from './hash-worker.js';
 
 export type { HashTask } from './hash-worker.js';
@@ -31,7 +32,9 @@ interface Hasher {
 
 /** The hashing thread, in the thread that owns it (the main thread; the CLI; in-process tests). */
 class PoolHasher implements Hasher {
-  private readonly pool = new Piscina({
+  // Required here, not imported: shard threads load this module for hashThroughPort, and piscina
+  // would cost each of them about 0.6 MB of heap.
+  private readonly pool: Piscina = new (createRequire(import.meta.url)('piscina') as typeof import('piscina')).Piscina({
     filename: new URL('./hash-worker.js', import.meta.url).href,
     minThreads: 0,
     maxThreads: THREADS,

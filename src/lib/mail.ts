@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, readFileSync, closeSync, fsyncSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { log } from './log.js';
 
 /** The `email` section of the configuration (config.ts, schemas/config.schema.json). */
@@ -71,8 +71,12 @@ const SMTP_TIMEOUT_MS = 20_000;
  * sent again (POST /invites/{id}/resend).
  */
 export class Mailer {
-  private smtp: Transporter | null = null;
-  private readonly files: Transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  /** nodemailer's options for `email.smtp`, or null: mail goes to the outbox. */
+  private readonly smtpOptions: Record<string, unknown> | null = null;
+  // nodemailer (about 1.5 MB of heap in a shard thread) loads with the first mail: most servers
+  // send mail rarely, and an idle one never.
+  private smtp: Promise<Transporter> | null = null;
+  private files: Promise<Transporter> | null = null;
   readonly from: string;
   readonly outboxDir: string;
 
@@ -82,7 +86,7 @@ export class Mailer {
     this.from = config.email?.from ?? `Stoa <noreply@${host}>`;
     const smtp = config.email?.smtp;
     if (smtp) {
-      this.smtp = nodemailer.createTransport({
+      this.smtpOptions = {
         host: smtp.host,
         port: smtp.port ?? (smtp.secure ? 465 : 587),
         secure: smtp.secure ?? false,
@@ -95,12 +99,20 @@ export class Mailer {
         connectionTimeout: SMTP_TIMEOUT_MS,
         greetingTimeout: SMTP_TIMEOUT_MS,
         socketTimeout: SMTP_TIMEOUT_MS,
-      });
+      };
     }
   }
 
+  private smtpTransport(): Promise<Transporter> {
+    return (this.smtp ??= import('nodemailer').then((m) => m.default.createTransport(this.smtpOptions!)));
+  }
+
+  private fileTransport(): Promise<Transporter> {
+    return (this.files ??= import('nodemailer').then((m) => m.default.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })));
+  }
+
   get usesSmtp(): boolean {
-    return this.smtp !== null;
+    return this.smtpOptions !== null;
   }
 
   /** The bare address of `from`. */
@@ -121,8 +133,8 @@ export class Mailer {
    */
   async deliver(message: MailMessage): Promise<MailResult> {
     const mail = this.compose(message);
-    if (this.smtp) {
-      await this.smtp.sendMail(mail);
+    if (this.smtpOptions) {
+      await (await this.smtpTransport()).sendMail(mail);
       return { via: 'smtp' };
     }
     const path = await this.keep(mail);
@@ -137,9 +149,9 @@ export class Mailer {
 
   async send(message: MailMessage, note = ''): Promise<MailResult> {
     const mail = this.compose(message);
-    if (this.smtp) {
+    if (this.smtpOptions) {
       try {
-        await this.smtp.sendMail(mail);
+        await (await this.smtpTransport()).sendMail(mail);
         return { via: 'smtp' };
       } catch (err) {
         const error = (err as Error).message;
@@ -155,7 +167,7 @@ export class Mailer {
 
   /** Writes the message to the outbox: a temporary name, fsynced, then renamed into place. */
   private async keep(mail: Record<string, unknown>): Promise<string> {
-    const info = await this.files.sendMail(mail);
+    const info = await (await this.fileTransport()).sendMail(mail);
     mkdirSync(this.outboxDir, { recursive: true });
     const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`;
     const path = join(this.outboxDir, name);
@@ -172,7 +184,10 @@ export class Mailer {
   }
 
   close(): void {
-    this.smtp?.close();
+    void this.smtp?.then(
+      (t) => t.close(),
+      () => undefined,
+    );
   }
 }
 

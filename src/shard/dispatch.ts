@@ -1,6 +1,6 @@
 import type { BrowserRequest, OpContext, Operation, Reply, SessionRef } from '../api/operation.js';
 import { checkCsrf, sessionRequired, sessionUser } from '../api/sessions/auth.js';
-import { operations } from '../api/registry.js';
+import { loadOperation, operations } from '../api/registry.js';
 import { constantTimeEqual, parseBasic } from '../lib/auth.js';
 import { userLimitersOf } from '../lib/rate-limit.js';
 import { ApiError, internalErrorBody, invalidApiKey, missingArgument, rateLimited, realmDeactivated, realmUnavailable, unauthorized, userDeactivated } from '../lib/errors.js';
@@ -181,7 +181,7 @@ async function answer(shard: Shard, task: RequestTask, outcome: OpContext<unknow
   let limitHeaders: Record<string, string> | undefined;
   let user: UserRecord | null = null;
   try {
-    const op = operations[task.op];
+    const op = operations[task.op] ?? (await loadOperation(task.op));
     if (!op) throw new Error(`no operation ${task.op}`);
     const realm = shard.realm(task.realmId);
     // Only a cluster node lets go of a realm while it runs (a move): the client tries again and

@@ -32,7 +32,9 @@ import type { Shard } from './shard.js';
  *
  * Handlers are registered per kind with `defineJobKind`, by the modules that make the jobs
  * (src/api/...), so this layer imports none of them. Each shard thread has its own registry,
- * filled when the api modules load, before the worker calls `start()`.
+ * filled when the api modules load, before the worker calls `start()`. A module loaded on first
+ * use (api/registry.ts `lazyModules`) names its kinds with `defineLazyJobKind` instead: the
+ * runner loads it when a job of such a kind is due (after a restart, nothing else may have).
  */
 
 /** Jobs due within this much of now have a timer on the wheel. */
@@ -79,6 +81,8 @@ export interface JobKind<D = unknown> {
 }
 
 const kinds = new Map<string, JobKind<any>>();
+/** Kinds defined by modules loaded on first use (api/registry.ts): importing one defines its kinds. */
+const lazyKinds = new Map<string, () => Promise<unknown>>();
 
 /**
  * Called when a shard's runner starts, once its message ids are safe to use: modules whose jobs
@@ -89,6 +93,17 @@ export const startHooks: ((jobs: Jobs, shard: Shard) => void)[] = [];
 export function defineJobKind<D>(kind: string, def: JobKind<D>): void {
   if (kinds.has(kind)) throw new Error(`job kind '${kind}' is defined twice`);
   kinds.set(kind, def);
+}
+
+/** Whether the kind's handler is defined (a lazy kind's, once its module has loaded). */
+export function jobKindDefined(kind: string): boolean {
+  return kinds.has(kind);
+}
+
+/** A kind that `load` defines (with defineJobKind), loaded when a job of it first runs. */
+export function defineLazyJobKind(kind: string, load: () => Promise<unknown>): void {
+  if (lazyKinds.has(kind)) throw new Error(`job kind '${kind}' is defined twice`);
+  lazyKinds.set(kind, load);
 }
 
 export type NewJob<D> = Omit<JobRecord<D>, 'attempts'> & { attempts?: number };
@@ -237,6 +252,9 @@ export class Jobs {
   }
 
   private async run(job: JobRecord): Promise<void> {
+    const load = kinds.has(job.kind) ? undefined : lazyKinds.get(job.kind);
+    // A failed load leaves the kind undefined: the job fails and retries as below.
+    if (load) await load().catch((err) => log.error({ err, kind: job.kind }, 'loading the module of a job kind failed'));
     const kind = kinds.get(job.kind);
     const batch = this.shard.batch();
     const ctx = this.context(job, batch, kind);

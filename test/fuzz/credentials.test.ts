@@ -1,8 +1,11 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { operations } from '../../src/api/registry.js';
+import { allOperations } from '../../src/api/registry.js';
 import { routes } from '../../src/routes.js';
 import { startTestServer } from '../helpers/server.js';
+
+// The lazily loaded modules' too (api/registry.ts).
+const operations = await allOperations();
 
 /**
  * Fuzzing the per-address limit for ways around it (front/guard.ts). Once an address is over its

@@ -4,10 +4,13 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { open, type RootDatabase } from 'lmdb';
 import t from 'tap';
-import { operations } from '../../src/api/registry.js';
+import { allOperations } from '../../src/api/registry.js';
 import { routes, type Route } from '../../src/routes.js';
 import { checkResponse } from '../helpers/openapi.js';
 import { createUser, startTestServer, type Credentials, type RequestOptions, type TestServer } from '../helpers/server.js';
+
+// The lazily loaded modules' too (api/registry.ts).
+const operations = await allOperations();
 
 /**
  * Property-based fuzzing of every route in the route table (fast-check): wrong types,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { loadConfig, resolveConfig } from '../../src/config.js';
-import { defineJobKind, jobsOf, REFILL_MS, SCAN_LIMIT, startHooks, WINDOW_MS, type JobRun } from '../../src/shard/jobs.js';
+import { defineJobKind, defineLazyJobKind, jobKindDefined, jobsOf, REFILL_MS, SCAN_LIMIT, startHooks, WINDOW_MS, type JobRun } from '../../src/shard/jobs.js';
 import { Shard } from '../../src/shard/shard.js';
 import { shardPath } from '../../src/store/shard-store.js';
 
@@ -85,6 +85,14 @@ defineJobKind('test.retrying', {
     recordEffect(run);
     if (!run.retry(clock + 5_000)) run.batch.put(run.shard.store.meta, `gave-up:${run.job.key}`, run.job.attempts + 1);
   },
+});
+
+// A kind whose module loads on first use (api/registry.ts): the load defines it, as an import would.
+let lazyLoads = 0;
+defineLazyJobKind('test.lazy', async () => {
+  lazyLoads++;
+  await new Promise((r) => setImmediate(r));
+  if (!jobKindDefined('test.lazy')) defineJobKind('test.lazy', { run: (run) => void (ran.push({ key: run.job.key, at: clock, attempts: run.job.attempts }), recordEffect(run)) });
 });
 
 const dirs: string[] = [];
@@ -257,6 +265,26 @@ t.test('jobs due while the server was down run when it comes back, in due order'
   t.same(ran.map((r) => r.key), ['o:1', 'o:2', 'o:3'], 'every overdue job, oldest first');
   t.equal(jobsOf(back).get('o:later')?.due, start + 3 * 3_600_000, 'the job not yet due waits');
   t.same([effects(back, 'o:1'), effects(back, 'o:2'), effects(back, 'o:3')], [1, 1, 1], 'each effect once');
+});
+
+t.test('a job of a lazily loaded kind runs after a restart, its module loaded by the runner', async (t) => {
+  const dir = newDir();
+  const shard = openShard(dir);
+  const start = clock;
+  await schedule(shard, 'test.lazy', 'l:1', start + 1_000);
+  await schedule(shard, 'test.lazy', 'l:2', start + 2_000);
+  await shard.close();
+  t.notOk(jobKindDefined('test.lazy'), 'nothing loaded the kind before the restart');
+
+  clock = start + 3_600_000;
+  const back = openShard(dir);
+  t.teardown(() => back.close());
+  await advance(back, clock + 1_000);
+  t.same(ran.map((r) => r.key), ['l:1', 'l:2'], 'both overdue jobs ran');
+  t.same([effects(back, 'l:1'), effects(back, 'l:2')], [1, 1], 'each effect once');
+  t.equal(jobRows(back), 0, 'and left the table');
+  t.ok(jobKindDefined('test.lazy'), 'the kind is defined from then on');
+  t.ok(lazyLoads >= 1 && lazyLoads <= 2, 'loaded by the runs that found it missing');
 });
 
 t.test('a failing job is retried with its attempt count and backoff, then given up', async (t) => {

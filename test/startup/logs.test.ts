@@ -38,6 +38,19 @@ t.test('access and audit lines', async (t) => {
   const outbox = join(dataDir, 'outbox');
   const changeKey = readdirSync(outbox).map((f) => /\/accounts\/confirm_new_email\/([A-Za-z0-9_-]{43})/.exec(readFileSync(join(outbox, f), 'utf8').replace(/=\r?\n/g, ''))?.[1]).find(Boolean)!;
   await fetch(`http://127.0.0.1:${server.port}/accounts/confirm_new_email/`, { method: 'POST', headers: { host, 'content-type': 'application/x-www-form-urlencoded' }, body: `key=${changeKey}` });
+  // And a password reset, asked for and used (its link, too, is in the outbox).
+  const form = { host, 'content-type': 'application/x-www-form-urlencoded' };
+  await fetch(`http://127.0.0.1:${server.port}/accounts/password/reset/`, { method: 'POST', headers: form, body: 'email=boss%40example.com' });
+  const resetLink = async () => {
+    for (const f of readdirSync(outbox)) {
+      const found = /\/accounts\/password\/reset\/([A-Za-z0-9_-]+)\//.exec(readFileSync(join(outbox, f), 'utf8').replace(/=\r?\n/g, ''))?.[1];
+      if (found) return found;
+    }
+    return null;
+  };
+  let resetToken: string | null = null;
+  for (const until = Date.now() + 30_000; !resetToken && Date.now() < until; ) resetToken = (await resetLink()) ?? (await new Promise((r) => setTimeout(r, 100)), null);
+  await fetch(`http://127.0.0.1:${server.port}/accounts/password/reset/${resetToken}/`, { method: 'POST', headers: form, body: 'new_password=a-new-password-1&new_password_confirm=a-new-password-1' });
 
   const lines = (): Line[] =>
     server
@@ -47,7 +60,7 @@ t.test('access and audit lines', async (t) => {
       .map((l) => JSON.parse(l) as Line);
   // The last request's line is written once its answer has gone: wait for it.
   const deadline = Date.now() + 30_000;
-  const written = () => lines().some((l) => l.kind === 'audit' && l.event === 'account.email') && lines().some((l) => l.kind === 'access' && l.route === '/accounts/confirm_new_email/');
+  const written = () => lines().some((l) => l.kind === 'audit' && l.event === 'password_reset.done') && lines().some((l) => l.kind === 'access' && l.route === '/accounts/password/reset/{token}/');
   while (!written() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const all = lines();
   const access = all.filter((l) => l.kind === 'access');
@@ -71,6 +84,8 @@ t.test('access and audit lines', async (t) => {
     t.match(audit.find((l) => l.event === 'invitation.create_link'), { actor: ownerId, invite_as: '400' }, 'an invitation');
     t.match(audit.find((l) => l.event === 'account.deactivate'), { actor: ownerId, target: String(created.body.user_id) }, 'a deactivation');
     t.match(audit.find((l) => l.event === 'account.settings' && (l.changed as string[]).includes('email')), { actor: ownerId, outcome: 'ok' }, 'an address change asked for');
+    t.match(audit.find((l) => l.event === 'password_reset.request'), { email: 'boss@example.com', outcome: 'ok' }, 'a password reset asked for');
+    t.match(audit.find((l) => l.event === 'password_reset.done'), { target: ownerId, outcome: 'ok' }, 'and done, naming the account');
     t.match(audit.find((l) => l.event === 'account.email'), { actor: ownerId, target: ownerId, old: owner.email, email: 'boss@example.com', outcome: 'ok' }, 'and made, with both addresses');
     t.match(access.find((l) => l.route === '/accounts/confirm_new_email/'), { method: 'POST', status: 200, user: ownerId }, 'its page logged by its route');
   });

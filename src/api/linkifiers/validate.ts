@@ -4,8 +4,8 @@
  * uniqueness of the pattern in the realm. Every problem is collected by field the way Django
  * collects them, and the first one becomes the message, with all of them under `errors`.
  */
-import { RE2JS } from 're2js';
 import { ApiError } from '../../lib/errors.js';
+import { re2 } from '../../markdown/linkifiers.js';
 import type { RealmRecord } from '../../model/types.js';
 
 type Errors = Record<string, string[]>;
@@ -56,7 +56,7 @@ function badRegex(err: SyntaxFailure): string {
 /** The pattern's named groups, or the reference's error text when RE2 refuses it. */
 export function compilePattern(pattern: string): { groups: string[] } | { error: string } {
   try {
-    return { groups: Object.keys(RE2JS.compile(pattern).namedGroups()) };
+    return { groups: Object.keys(re2().compile(pattern).namedGroups()) };
   } catch (err) {
     if (err && typeof err === 'object' && 'error' in err) return { error: badRegex(err as SyntaxFailure) };
     return { error: 'Unknown regular expression error' };

@@ -1,4 +1,5 @@
-import { DomUtils, parseDocument } from 'htmlparser2';
+import { createRequire } from 'node:module';
+import type * as Htmlparser2 from 'htmlparser2';
 import { escapeAll as h } from '../../markdown/preprocess.js';
 
 /**
@@ -9,7 +10,15 @@ import { escapeAll as h } from '../../markdown/preprocess.js';
  *
  * htmlparser2 parses the renderer's HTML into a tree; each output is a walk over it.
  */
-type Node = ReturnType<typeof parseDocument>['children'][number];
+let htmlparser2: typeof Htmlparser2 | undefined;
+/**
+ * htmlparser2 and its entity tables (about 0.9 MB of heap in a shard thread) load with the first
+ * email or push notification written; required, not imported, so that these stay synchronous.
+ */
+const hp = () => (htmlparser2 ??= createRequire(import.meta.url)('htmlparser2') as typeof Htmlparser2);
+const parseDocument = (html: string) => hp().parseDocument(html);
+
+type Node = ReturnType<typeof Htmlparser2.parseDocument>['children'][number];
 interface Element {
   name: string;
   attribs: Record<string, string>;
@@ -34,8 +43,8 @@ function emojiChars(el: Element): string | null {
 
 /** A KaTeX rendering's TeX source, as `$$...$$`. */
 function texOf(el: Element): string {
-  const annotation = DomUtils.findOne((n) => n.name === 'annotation', el.children as never[], true);
-  return `$$${annotation ? DomUtils.textContent(annotation) : DomUtils.textContent(el as never)}$$`;
+  const annotation = hp().DomUtils.findOne((n) => n.name === 'annotation', el.children as never[], true);
+  return `$$${annotation ? hp().DomUtils.textContent(annotation) : hp().DomUtils.textContent(el as never)}$$`;
 }
 
 /** A `<time>`'s instant in the reader's time zone. */
@@ -83,12 +92,12 @@ export function emailHtml(rendered: string, opts: EmailHtmlOptions): string {
       if (!isElement(node)) continue;
       const el = node;
       if (DROPPED.some((c) => hasClass(el, c))) {
-        const link = DomUtils.findOne((n) => n.name === 'a', el.children as never[], true);
+        const link = hp().DomUtils.findOne((n) => n.name === 'a', el.children as never[], true);
         if (link?.attribs.href) dropped.push(absolute(link.attribs.href, opts.realmUrl));
         continue;
       }
       if (el.name === 'span' && hasClass(el, 'emoji')) {
-        out += h(emojiChars(el) ?? DomUtils.textContent(el as never));
+        out += h(emojiChars(el) ?? hp().DomUtils.textContent(el as never));
         continue;
       }
       if (hasClass(el, 'katex') || hasClass(el, 'katex-display')) {
@@ -119,7 +128,7 @@ export function emailHtml(rendered: string, opts: EmailHtmlOptions): string {
   };
   const html = walk(doc.children);
   // A message that was only an image: its link, rather than nothing.
-  if (DomUtils.textContent(parseDocument(html) as never).trim() === '' && dropped.length > 0) {
+  if (hp().DomUtils.textContent(parseDocument(html) as never).trim() === '' && dropped.length > 0) {
     return dropped.map((url) => `<p><a href="${h(url)}" target="_blank">${h(url)}</a></p>`).join('');
   }
   return html;
@@ -211,10 +220,10 @@ export function pushText(rendered: string): string {
 /** "@Alice [said](…/near/5):": the line a quote-and-reply starts with. */
 function isSaidParagraph(el: Element): boolean {
   if (el.name !== 'p') return false;
-  const mentions = DomUtils.findAll((n) => (n.attribs.class ?? '').split(/\s+/).includes('user-mention'), el.children as never[]);
-  const links = DomUtils.findAll((n) => n.name === 'a' && /\/near\/\d+/.test(n.attribs.href ?? ''), el.children as never[]);
+  const mentions = hp().DomUtils.findAll((n) => (n.attribs.class ?? '').split(/\s+/).includes('user-mention'), el.children as never[]);
+  const links = hp().DomUtils.findAll((n) => n.name === 'a' && /\/near\/\d+/.test(n.attribs.href ?? ''), el.children as never[]);
   if (mentions.length !== 1 || links.length !== 1) return false;
-  const rest = DomUtils.textContent(el as never).replace(DomUtils.textContent(mentions[0]), '').replace(DomUtils.textContent(links[0]), '');
+  const rest = hp().DomUtils.textContent(el as never).replace(hp().DomUtils.textContent(mentions[0]), '').replace(hp().DomUtils.textContent(links[0]), '');
   return rest.trim() === ':';
 }
 

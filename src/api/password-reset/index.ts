@@ -95,12 +95,12 @@ const choose = operation<{ token: string; new_password?: string; new_password_co
     else if (password !== params.new_password_confirm) problem = 'The two passwords do not match.';
     if (problem) return { __reply: choosePage(realm, user, params.token, min, problem) };
     const changed = await doResetPassword(shard, realm, params.token, password);
-    return { __reply: changed ? donePage(realm, changed) : invalidLinkPage(realm) };
+    return { __reply: changed ? { ...donePage(realm, changed), audit: { target: changed.id } } : invalidLinkPage(realm) };
   },
 });
 
 audited('passwordReset.request', { event: 'password_reset.request', fields: (p) => ({ email: p.email }) });
-audited('passwordReset.confirm', { event: 'password_reset.done' });
+audited('passwordReset.choose', { event: 'password_reset.done' });
 
 export const operations = {
   'passwordReset.form': form,

@@ -5,6 +5,12 @@ import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { extract } from 'tar-stream';
+import { existsSync, readdirSync } from 'node:fs';
+import { loadConfig, resolveConfig } from '../../../src/config.js';
+import { doCreateExport, realmExports } from '../../../src/api/exports/actions.js';
+import { EXPORT_PUBLIC, exportsDir } from '../../../src/api/exports/archive.js';
+import { ROLE } from '../../../src/model/types.js';
+import { Shard } from '../../../src/shard/shard.js';
 import { createUser, startTestServer, type Credentials, type TestServer } from '../../helpers/server.js';
 
 /**
@@ -174,6 +180,39 @@ t.test('data exports', async (t) => {
     t.same(withoutHost(after), withoutHost(done), 'the same list');
     const live = after.find((e: { export_url: string | null }) => e.export_url !== null);
     t.ok((await download(ts, live.export_url)).has('realm.json'), 'an archive still downloads');
+  });
+
+  // The exports module loads with its first request (api/registry.ts lazyModules): a job left
+  // by a stop must still find its handler, with no request having loaded the module.
+  t.test('an export left pending by a stop is made after the restart, before any request loads its module', async (t) => {
+    await ts.close();
+    // What a stop between the request's commit and its job's run leaves: the export requested,
+    // its job in the table. Written with the server down, as the server itself would.
+    const config = resolveConfig(loadConfig({}, { dataDir, shards: 2, logLevel: 'silent' }), 0);
+    let id = 0;
+    let realmId = 0;
+    for (const index of [0, 1]) {
+      const shard = Shard.open(index, config);
+      const realm = [...shard.realms.values()][0];
+      if (realm && id === 0) {
+        realmId = realm.id;
+        const owner = [...realm.activeUsers()].find((u) => u.role === ROLE.owner)!;
+        id = await doCreateExport(shard, realm, owner, EXPORT_PUBLIC);
+        t.equal(realmExports(shard, realm).find((e) => e.id === id)?.status, 'requested', 'pending at the stop');
+      }
+      await shard.close();
+    }
+    t.ok(id > 0, 'an export was left pending');
+    ts = await startTestServer(t, {}, { dataDir });
+    // Its archive appears with no API request made: only the job runner loaded the module.
+    const dir = exportsDir(dataDir, realmId);
+    const before = existsSync(dir) ? readdirSync(dir).length : 0;
+    const made = () => (existsSync(dir) ? readdirSync(dir).length : 0) > before;
+    // Well before the retry of a run that found no handler (10 s later, defaultBackoff).
+    for (let i = 0; i < 160 && !made(); i++) await sleep(50);
+    t.ok(made(), 'the job ran at the start, its module loaded by the runner');
+    const e = await settled(ts, id);
+    t.ok(e.export_url, 'the export succeeded after the restart');
   });
 
 });
