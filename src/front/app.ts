@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
@@ -14,6 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { paramParser } from './body.js';
 import { monitoring } from './monitoring.js';
 import { noteRoute, noteUser, requestLog } from './request-log.js';
+import { cancellableRequest } from './reply-write.js';
 import { clientAddress } from './client-address.js';
 import { addressGuard, type AddressGuard, type Admission } from './guard.js';
 import { apiErrorPage, isPagePath, pageRouter, sendPage } from './pages.js';
@@ -165,20 +165,12 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
     const handle = async (ctx: Context, json: boolean) => {
       noteRoute(ctx.req, `${json ? '/json' : '/api/v1'}${route.path}`);
       const realm = realmFor(ctx.host);
-      const requestId = randomUUID();
-      // A client that hangs up on a parked GET /events must not leave the poll parked.
-      // (The response's 'close' fires when the connection drops before the reply is written;
-      // the request's own 'close' fires as soon as its body has been read.)
-      const onClose = () => {
-        if (!ctx.res.writableEnded) pool.cancel(realm.shard, requestId);
-      };
-      ctx.res.once('close', onClose);
       // Upload links (outside /api/v1) open with HTTP Basic or, in a browser, the session.
       const browser = json || ctx.state.pathParams?.__serve ? browserRequest(ctx.method, ctx.headers) : undefined;
       const address = clientAddress(ctx.req);
       const admission = ctx.state.admission as Admission;
       const loggedIn = route.login ? guard.login(address) : null;
-      const reply = await pool.request(realm.shard, {
+      const reply = await cancellableRequest(pool, realm.shard, ctx.res, {
         kind: 'request',
         op: route.op,
         method: route.method,
@@ -188,11 +180,9 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
         pathParams: { ...pathParams(ctx), ...ctx.state.pathParams },
         userAgent: ctx.get('user-agent'),
         remoteAddr: address,
-        requestId,
         addressOver: admission.over,
         ...(browser ? { browser } : {}),
       });
-      ctx.res.off('close', onClose);
       admission.settle(reply);
       loggedIn?.(reply);
       noteUser(ctx.req, reply.userId);

@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
-import { ApiError, internalErrorBody } from '../lib/errors.js';
+import { ApiError } from '../lib/errors.js';
 import { checkParams } from '../lib/input-limits.js';
-import { log } from '../lib/log.js';
 import { routes, type Route } from '../routes.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
@@ -11,7 +9,7 @@ import { lastValues, withoutInternal, type BodyLimits } from './body.js';
 import { clientAddress } from './client-address.js';
 import type { AddressGuard } from './guard.js';
 import { noteRoute, noteUser } from './request-log.js';
-import { writeJson } from './reply-write.js';
+import { cancellableRequest, writeFailure, writeJson } from './reply-write.js';
 
 /**
  * The requests a connected client makes most, after its long-poll: sends, typing, presence,
@@ -62,12 +60,7 @@ export function fastPostHandler(realmFor: (host: string) => DirectoryEntry, pool
       checkParams(params, limits);
       noteRoute(req, path);
       const realm = realmFor(req.headers.host ?? '');
-      const requestId = randomUUID();
-      const onClose = () => {
-        if (!res.writableEnded) pool.cancel(realm.shard, requestId);
-      };
-      res.once('close', onClose);
-      const reply = await pool.request(realm.shard, {
+      const reply = await cancellableRequest(pool, realm.shard, res, {
         kind: 'request',
         op: route.op,
         method: 'POST',
@@ -77,18 +70,14 @@ export function fastPostHandler(realmFor: (host: string) => DirectoryEntry, pool
         pathParams: {},
         userAgent: req.headers['user-agent'] ?? '',
         remoteAddr: address,
-        requestId,
         addressOver: admission.over,
       });
-      res.off('close', onClose);
       admission.settle(reply);
       noteUser(req, reply.userId);
       if (reply.cookies) res.setHeader('Set-Cookie', reply.cookies);
       writeJson(res, reply.status, reply.body, limitHeaders, reply.headers);
     } catch (err) {
-      if (err instanceof ApiError) return writeJson(res, err.status, JSON.stringify(err.body()), limitHeaders, err.headers);
-      log.error({ err, path }, 'unhandled error in the fast POST front end');
-      writeJson(res, 500, JSON.stringify(internalErrorBody));
+      writeFailure(res, err, limitHeaders, path);
     }
   }
 }

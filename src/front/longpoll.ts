@@ -1,8 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import { ApiError, internalErrorBody } from '../lib/errors.js';
-import { log } from '../lib/log.js';
 import type { Reply } from '../shard/dispatch.js';
 import type { ShardPool } from '../shard/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
@@ -10,7 +7,7 @@ import { lastValues, withoutInternal } from './body.js';
 import type { AddressGuard } from './guard.js';
 import { clientAddress } from './client-address.js';
 import { noteRoute, noteUser } from './request-log.js';
-import { writeJson } from './reply-write.js';
+import { cancellableRequest, writeFailure, writeJson } from './reply-write.js';
 import { browserRequest } from './session.js';
 
 const PATH = '/api/v1/events';
@@ -65,13 +62,7 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
           return;
         }
       }
-      const requestId = randomUUID();
-      // A client that hangs up must not leave its poll parked in the shard.
-      const onClose = () => {
-        if (!res.writableEnded) pool.cancel(realm.shard, requestId);
-      };
-      res.once('close', onClose);
-      const reply = await pool.request(realm.shard, {
+      const reply = await cancellableRequest(pool, realm.shard, res, {
         kind: 'request',
         op: 'events.get',
         method: 'GET',
@@ -82,11 +73,9 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
         pathParams: {},
         userAgent: req.headers['user-agent'] ?? '',
         remoteAddr: address,
-        requestId,
         longPoll: !json,
         addressOver: admission.over,
       });
-      res.off('close', onClose);
       admission.settle(reply);
       noteUser(req, reply.userId);
       // A stopping server answers polls at once, empty: kept alive, the connection would bring
@@ -95,9 +84,7 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
       if (stopping()) res.shouldKeepAlive = false;
       writeJson(res, reply.status, reply.body, limitHeaders, reply.headers);
     } catch (err) {
-      if (err instanceof ApiError) return writeJson(res, err.status, JSON.stringify(err.body()), limitHeaders, err.headers);
-      log.error({ err, path: PATH }, 'unhandled error in the long-poll front end');
-      writeJson(res, 500, JSON.stringify(internalErrorBody));
+      writeFailure(res, err, limitHeaders, PATH);
     }
   }
 }

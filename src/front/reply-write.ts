@@ -1,4 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { ApiError, internalErrorBody } from '../lib/errors.js';
+import { log } from '../lib/log.js';
+import type { Reply, RequestTask } from '../shard/dispatch.js';
+import type { ShardPool } from '../shard/pool.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -18,4 +23,30 @@ export function writeJson(res: ServerResponse, status: number, body: string, fir
   headers['Content-Length'] = Buffer.byteLength(body);
   res.writeHead(status, headers);
   res.end(body);
+}
+
+/**
+ * A request to the shard that the client's hanging up cancels: a poll must not stay parked, nor
+ * a send's answer wait, for a connection that is gone.
+ */
+export async function cancellableRequest(pool: ShardPool, shard: number, res: ServerResponse, task: Omit<RequestTask, 'requestId'>): Promise<Reply> {
+  const requestId = randomUUID();
+  // The response's 'close' fires when the connection drops before the answer is written; the
+  // request's own 'close' fires as soon as its body has been read.
+  const onClose = () => {
+    if (!res.writableEnded) pool.cancel(shard, requestId);
+  };
+  res.once('close', onClose);
+  try {
+    return await pool.request(shard, { ...task, requestId });
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
+/** A fast path's failure, answered as Koa's error handling answers it: typed, or a bare 500. */
+export function writeFailure(res: ServerResponse, err: unknown, limitHeaders: Record<string, string> | undefined, where: string): void {
+  if (err instanceof ApiError) return writeJson(res, err.status, JSON.stringify(err.body()), limitHeaders, err.headers);
+  log.error({ err, path: where }, 'unhandled error in a fast front-end path');
+  writeJson(res, 500, JSON.stringify(internalErrorBody));
 }
