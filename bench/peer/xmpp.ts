@@ -142,10 +142,22 @@ export async function boshClient(pool: Pool, domain: string, room: string, nick:
   let pending: string[] = [];
   const request = async () => {
     outstanding++;
-    const inner = pending.join('');
+    const body = wrap(pending.join(''));
     pending = [];
     try {
-      await post(wrap(inner));
+      // A request that failed (a connection reset, a gateway timeout on a crowded machine) is
+      // sent again with the same rid: the connection manager answers a repeated rid with the
+      // answer it gave it (XEP-0124 section 14.3), so the stanzas that answer carried, or the
+      // messages the request said, are not lost with it.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await post(body);
+          return;
+        } catch (err) {
+          if (!open || attempt === 3) throw err;
+          await new Promise((r) => setTimeout(r, 100 * attempt));
+        }
+      }
     } finally {
       outstanding--;
     }
