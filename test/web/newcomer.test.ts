@@ -61,7 +61,10 @@ t.test('from npm start to two colleagues chatting', { skip: browserMissing }, as
   await c.page.click('a[data-channel="design"]');
   await messageWith(c.page, 'Welcome aboard, Cora!');
   t.pass('the colleague sees the owner’s message');
+  // As a person would, the colleague answers once the topic's view (and the compose box aimed
+  // at it) is on the screen: typed before, the answer would go to the channel's general chat.
   await c.page.click('.topics a:has-text("hello")');
+  await c.page.waitForFunction(() => (document.querySelector('#compose-topic') as HTMLInputElement | null)?.value === 'hello');
   await send(c.page, 'Thanks! Glad to be here.');
   await messageWith(o.page, 'Glad to be here');
   t.pass('and the owner sees the answer');
