@@ -60,7 +60,9 @@ t.test('the web app across a killed and restarted server', { skip: browserMissin
     await live(a.page);
     t.equal(await a.page.inputValue('#compose-box'), 'typed while the server was down', 'Alice’s text is still in her compose box');
     await a.page.click('#compose-send');
+    // Each page shows the message when its own queue brings it: Alice's may come after Bob's.
     await waitFor(b.page, 'typed while the server was down');
+    await waitFor(a.page, 'typed while the server was down');
     for (const [who, page] of [['Alice', a.page], ['Bob', b.page]] as const) {
       t.same(await shown(page), ['one before the kill', 'two after the restart', 'typed while the server was down'], `${who}’s page: each message once, in order`);
     }
