@@ -305,10 +305,9 @@ class Planner {
 
   /** Channel and topic terms drive by the channel's (or topic's) index. */
   channelDriver(history: boolean): void {
-    const positive = this.channelTerms.find((c) => !c.negated);
-    if (!positive) return;
+    const stream = this.positiveChannel();
+    if (!stream) return;
     const { store } = this.shard;
-    const stream = positive.stream;
     const topic = this.topicTerm;
     const read = (range: IdRange) =>
       topic !== null ? idsUnder(store.byTopic, [this.r, stream.id, topic], range) : idsUnder(store.byStream, [this.r, stream.id], range);
