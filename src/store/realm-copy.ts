@@ -92,7 +92,7 @@ export const TABLE_SCOPES: Record<ShardTable, Scope> = {
 };
 
 /** The tags of a tagged table whose keys name the realm second; other tags' values name it. */
-const TAGS_WITH_REALM: Partial<Record<ShardTable, string[]>> = { channelEmails: ['c'], notify: ['unsubUser', 'active', 'digest'] };
+const TAGS_WITH_REALM: Partial<Record<ShardTable, string[]>> = { channelEmails: ['c'], notify: ['unsubUser', 'active', 'digest', 'batchItem'] };
 
 /** A row as it travels: table name, key, decoded value; a deletion carries `true` fourth. */
 export type Row = [ShardTable, Key, unknown] | [ShardTable, Key, undefined, true];

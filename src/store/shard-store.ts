@@ -72,7 +72,8 @@ import type { Key } from './write-batch.js';
  *                                                          archives are files (api/exports/)
  *   notify      ['unsub', token] | ['unsubUser', realmId, userId] | ['active', realmId, userId]
  *               | ['digest', realmId, userId]          -> unsubscribe keys, last activity and
- *                                                          last digest (api/notify/store.ts)
+ *               | ['batchItem', realmId, userId, msgId]     last digest, a missed-message email
+ *                                                          batch's later notices (api/notify/store.ts)
  *   sessions    [realmId, userId, sha256(token)]         -> SessionRecord  the web app's browser
  *                                                          sessions (store/sessions.ts)
  *   passwordResets [realmId, sha256(token)]              -> PasswordResetRecord  a reset link's

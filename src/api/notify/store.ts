@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { RealmState } from '../../model/realm-state.js';
 import type { Shard } from '../../shard/shard.js';
 import type { WriteBatch } from '../../store/shard-store.js';
+import type { BatchItem } from './missed-email.js';
 
 /**
  * The `notify` table: what the notifications of people who are away keep beyond jobs.
@@ -11,6 +12,9 @@ import type { WriteBatch } from '../../store/shard-store.js';
  *   ['active', realmId, userId]     -> seconds  when the user was last seen active (presence),
  *                                                at most one write per user an hour
  *   ['digest', realmId, userId]     -> seconds  when the user's last digest was made
+ *   ['batchItem', realmId, userId, messageId] -> {trigger, groupId, at}  a notice of the user's
+ *                                                missed-message email batch after its first
+ *                                                (email-batch.ts); `at`: when it was added (ms)
  */
 
 /**
@@ -45,4 +49,30 @@ export function lastDigest(shard: Shard, realm: RealmState, userId: number): num
 
 export function setLastDigest(batch: WriteBatch, shard: Shard, realm: RealmState, userId: number, seconds: number): void {
   batch.put(shard.store.notify, ['digest', realm.id, userId], seconds);
+}
+
+type StoredItem = Omit<BatchItem, 'id'> & { at: number };
+
+const itemKey = (realmId: number, userId: number, messageId: number) => ['batchItem', realmId, userId, messageId];
+
+export function batchItemQueued(shard: Shard, realmId: number, userId: number, messageId: number): boolean {
+  return shard.read(shard.store.notify, itemKey(realmId, userId, messageId)) !== undefined;
+}
+
+export function queueBatchItem(shard: Shard, batch: WriteBatch, realmId: number, userId: number, item: BatchItem): void {
+  const row: StoredItem = { trigger: item.trigger, groupId: item.groupId, at: Date.now() };
+  batch.put(shard.store.notify, itemKey(realmId, userId, item.id), row);
+}
+
+/** The user's batch rows, in the order they were added (then by message), deleted on `batch`. */
+export function takeBatchItems(shard: Shard, batch: WriteBatch, realmId: number, userId: number): BatchItem[] {
+  const out: (BatchItem & { at: number })[] = [];
+  for (const { key, value } of shard.store.notify.getRange({ start: ['batchItem', realmId, userId], end: ['batchItem', realmId, userId + 1] })) {
+    const row = value as StoredItem;
+    out.push({ id: (key as number[])[3], trigger: row.trigger, groupId: row.groupId, at: row.at });
+    batch.del(shard.store.notify, key as (string | number)[]);
+  }
+  // The range is in message order; a stable sort keeps it among notices of the same moment.
+  out.sort((a, b) => a.at - b.at);
+  return out.map(({ at: _at, ...item }) => item);
 }
