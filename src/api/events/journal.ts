@@ -100,7 +100,7 @@ export class EventJournal {
     // Shared by the item's queues, as at delivery (manager.plan): one message view per option
     // set, one shaped event per view and flags, instead of one per queue (2,000,000 queued
     // events took a minute to restore without it).
-    const memo = new Map<string, unknown>();
+    const memo = new Map<string | number, unknown>();
     for (let i = 0; i < item.targets.length; i += 3) {
       const num = item.targets[i];
       const firstId = item.targets[i + 1];

@@ -286,17 +286,23 @@ export class QueueManager implements EventSink {
     queue.expiry = null;
   }
 
-  /** The queues an event is for: its users' queues, or the one queue it names. */
-  private *targets(e: Emitted): Iterable<EventQueue> {
+  /**
+   * The queues an event is for: its users' queues, or the one queue it names. An array, not a
+   * generator: a channel message's 50 recipients made 50 resumptions of one per send.
+   */
+  private targets(e: Emitted): EventQueue[] {
+    const out: EventQueue[] = [];
     if (e.queueId !== undefined) {
       const queue = this.queues.get(e.queueId);
-      if (queue) yield queue;
-      return;
+      if (queue) out.push(queue);
+      return out;
     }
+    const prefix = `${e.realmId}:`;
     for (const userId of e.userIds) {
-      const queues = this.byUser.get(`${e.realmId}:${userId}`);
-      if (queues) yield* queues;
+      const queues = this.byUser.get(prefix + userId);
+      if (queues) for (const queue of queues) out.push(queue);
     }
+    return out;
   }
 
   /** EventSink: shapes and numbers each event for its queues; delivers once committed. */
@@ -309,7 +315,7 @@ export class QueueManager implements EventSink {
       if (!realm) continue;
       // [num, first id, count] per queue: what a restart needs to rebuild the copies.
       const targets: number[] = [];
-      const memo = new Map<string, unknown>();
+      const memo = new Map<string | number, unknown>();
       for (const queue of this.targets(e)) {
         // A heartbeat (the one event aimed at a queue) goes whatever event_types asked for.
         if (e.queueId === undefined && !queue.wants(e.event.type)) continue;

@@ -54,7 +54,7 @@ function matchesNarrow(realm: RealmState, queue: EventQueue, msg: MessageRecord)
   return true;
 }
 
-function shapeMessage(shard: Shard, realm: RealmState, queue: EventQueue, event: ShardEvent, memo?: Map<string, unknown>): Shaped[] {
+function shapeMessage(shard: Shard, realm: RealmState, queue: EventQueue, event: ShardEvent, memo?: Map<string | number, unknown>): Shaped[] {
   const msg = event.message as MessageRecord;
   if (!matchesNarrow(realm, queue, msg)) return [];
   const viewer = realm.users.get(queue.opts.userId);
@@ -67,18 +67,21 @@ function shapeMessage(shard: Shard, realm: RealmState, queue: EventQueue, event:
   // A channel message looks the same to every viewer with the same options (only a direct
   // message's recipient_id depends on who looks): one view per option set, not per queue, so a
   // send to a 50-subscriber channel builds one or two views instead of fifty. Shared, so never
-  // mutated downstream.
-  const key = `${opts.applyMarkdown}|${opts.clientGravatar}|${opts.allowEmptyTopicName}|${msg.kind === 'stream' ? '' : viewer.id}`;
+  // mutated downstream. A channel message's keys are small numbers (the options' bits), made
+  // without a string per queue.
+  const bits = (opts.applyMarkdown ? 1 : 0) | (opts.clientGravatar ? 2 : 0) | (opts.allowEmptyTopicName ? 4 : 0);
+  const key: number | string = msg.kind === 'stream' ? bits : `${bits}|${viewer.id}`;
   let view = memo?.get(key) as Record<string, unknown> | undefined;
   if (!view) {
     view = messageView(shard, realm, viewer, msg, opts);
     memo?.set(key, view);
   }
+  // Only recipients with a flag have an entry (send.ts): the others share NO_FLAGS.
   const flags = (event.flags as Record<number, string[]>)[viewer.id] ?? NO_FLAGS;
   if (event.sender_queue_id === queue.id && event.local_id !== null) return [{ type: 'message', message: view, flags, local_message_id: event.local_id }];
   // The shaped event too is shared by the queues with the same view and flags: a queue holds a
   // reference to it, not a copy (queue.ts).
-  const shapedKey = `${key}#${flags.join(',')}`;
+  const shapedKey: number | string = flags === NO_FLAGS && typeof key === 'number' ? key + 8 : `${key}#${flags.join(',')}`;
   let shaped = memo?.get(shapedKey) as Shaped | undefined;
   if (!shaped) {
     shaped = { type: 'message', message: view, flags };
@@ -142,7 +145,7 @@ function shapeStream(realm: RealmState, archivedSupported: boolean, event: Shard
  * the bulk_message_deletion capability, one delete_message per message. `memo`, shared by the
  * queues one event goes to, lets them share the parts that do not depend on the queue.
  */
-export function shapeEvent(shard: Shard, realm: RealmState, queue: EventQueue, event: ShardEvent, memo?: Map<string, unknown>): Shaped[] {
+export function shapeEvent(shard: Shard, realm: RealmState, queue: EventQueue, event: ShardEvent, memo?: Map<string | number, unknown>): Shaped[] {
   const caps = queue.opts.capabilities;
   switch (event.type) {
     case 'message':

@@ -309,7 +309,12 @@ export async function sendMessage(shard: Shard, realm: RealmState, spec: SendSpe
   // The event carries the stored message; the event-queue layer shapes it per queue (content
   // format, avatar, topic name) and adds local_message_id for the sender's own queue.
   const byUser: Record<number, string[]> = {};
-  for (const [userId, bits] of flags) byUser[userId] = flagNames(bits | (readers.has(userId) ? FLAG.read : 0));
+  // Only the users with a flag: a recipient without one reads as [] (events/shape.ts), and the
+  // event log row does not carry an empty list for each of a channel's subscribers.
+  for (const [userId, bits] of flags) {
+    const all = bits | (readers.has(userId) ? FLAG.read : 0);
+    if (all !== 0) byUser[userId] = flagNames(all);
+  }
   notifyAttachments(shard, batch, realm, attachments);
   batch.emit(realm.id, { type: 'message', message: msg, flags: byUser, local_id: spec.localId ?? null, sender_queue_id: spec.queueId ?? null }, recipientIds);
   const info: SentInfo = { recipientIds, flags, disableExternalNotifications: spec.disableExternalNotifications === true };

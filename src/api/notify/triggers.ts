@@ -50,24 +50,28 @@ function dataFor(shard: Shard, realm: RealmState, userId: number, bits: number, 
 
 /**
  * Most recipients of a channel message are owed nothing, and this says so in a few lookups: no
- * mention, no follow, no email or push setting of their own for the channel.
+ * mention, no follow (`followed`: the topic's followers, found once per message), no email or
+ * push setting of their own for the channel.
  */
-function quietFor(realm: RealmState, user: UserRecord | undefined, msg: MessageRecord, bits: number): boolean {
+function quietFor(realm: RealmState, user: UserRecord | undefined, msg: MessageRecord, bits: number, followed: ReadonlySet<number>): boolean {
   if (!user || msg.kind !== 'stream' || bits !== 0) return false;
   const sub = realm.subscription(user.id, msg.streamId!);
   if (!sub || sub.emailNotifications === true || sub.pushNotifications === true) return !sub;
   if (userSetting(user, 'enable_stream_email_notifications') === true || userSetting(user, 'enable_stream_push_notifications') === true) return false;
-  return realm.userTopics.policy(user.id, msg.streamId!, msg.topic) !== VISIBILITY.followed;
+  return !followed.has(user.id);
 }
+
+const NOBODY: ReadonlySet<number> = new Set();
 
 sendHooks.push((shard, batch, realm, msg, _rendered, info) => {
   const on = anyChannel(shard);
   if ((!on.email && !on.push) || info.disableExternalNotifications) return;
   const groups = mentionedGroups(realm, msg.mentions.users, msg.mentions.groups);
   const f = facts(msg);
+  const followed = msg.kind === 'stream' ? followers(realm, msg.streamId!, msg.topic) : NOBODY;
   for (const userId of info.recipientIds) {
     const bits = info.flags.get(userId) ?? 0;
-    if (userId === msg.senderId || quietFor(realm, realm.users.get(userId), msg, bits)) continue;
+    if (userId === msg.senderId || quietFor(realm, realm.users.get(userId), msg, bits, followed)) continue;
     const d = dataFor(shard, realm, userId, bits, f, on.push, msg.senderId);
     if (!d) continue;
     const idle = isIdle(shard, realm, userId);
