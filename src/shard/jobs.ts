@@ -132,6 +132,11 @@ export class Jobs {
     return due === undefined ? undefined : this.shard.read<JobRecord<D>>(store.jobs, [due, key]);
   }
 
+  /** Whether a job of this key is written (committed or not): one read, the record left undecoded. */
+  has(key: string): boolean {
+    return this.shard.read<number>(this.shard.store.jobKeys, key) !== undefined;
+  }
+
   /** Writes a job on `batch`, replacing the job of the same key if there is one. */
   schedule<D>(batch: WriteBatch, job: NewJob<D>): JobRecord<D> {
     const { store } = this.shard;

@@ -4,7 +4,7 @@ import type { Shard } from '../../shard/shard.js';
 import type { WriteBatch } from '../../store/shard-store.js';
 import { userSetting } from '../../model/user-settings.js';
 import { composeMissedMessageEmails, type BatchItem, type EmailBatch } from './missed-email.js';
-import { batchItemQueued, queueBatchItem, takeBatchItems } from './store.js';
+import { queueBatchItem, takeBatchItems } from './store.js';
 
 /**
  * Missed-message emails are batched per person, as the reference's MissedMessageWorker batches
@@ -31,9 +31,9 @@ const batchKey = (realmId: number, userId: number) => `notifyEmailBatch:${realmI
 export function queueMissedMessageEmail(shard: Shard, batch: WriteBatch, realm: RealmState, userId: number, item: BatchItem): void {
   const jobs = jobsOf(shard);
   const key = batchKey(realm.id, userId);
-  const existing = jobs.get<EmailBatch>(key);
-  if (existing) {
-    if (existing.data.items.some((i) => i.id === item.id) || batchItemQueued(shard, realm.id, userId, item.id)) return;
+  // A message is noticed once per user (recordNotice's EMAIL_NOTIFIED bit); a row is keyed by its
+  // message, and the run drops a row that repeats the job's own notice.
+  if (jobs.has(key)) {
     queueBatchItem(shard, batch, realm.id, userId, item);
     return;
   }

@@ -55,10 +55,6 @@ type StoredItem = Omit<BatchItem, 'id'> & { at: number };
 
 const itemKey = (realmId: number, userId: number, messageId: number) => ['batchItem', realmId, userId, messageId];
 
-export function batchItemQueued(shard: Shard, realmId: number, userId: number, messageId: number): boolean {
-  return shard.read(shard.store.notify, itemKey(realmId, userId, messageId)) !== undefined;
-}
-
 export function queueBatchItem(shard: Shard, batch: WriteBatch, realmId: number, userId: number, item: BatchItem): void {
   const row: StoredItem = { trigger: item.trigger, groupId: item.groupId, at: Date.now() };
   batch.put(shard.store.notify, itemKey(realmId, userId, item.id), row);
