@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { RealmState } from '../../model/realm-state.js';
 import type { Shard } from '../../shard/shard.js';
 import type { WriteBatch } from '../../store/shard-store.js';
-import type { BatchItem } from './missed-email.js';
+import type { Trigger } from '../../model/notifications.js';
 
 /**
  * The `notify` table: what the notifications of people who are away keep beyond jobs.
@@ -49,6 +49,13 @@ export function lastDigest(shard: Shard, realm: RealmState, userId: number): num
 
 export function setLastDigest(batch: WriteBatch, shard: Shard, realm: RealmState, userId: number, seconds: number): void {
   batch.put(shard.store.notify, ['digest', realm.id, userId], seconds);
+}
+
+/** A notice of a missed-message email batch (missed-email.ts's BatchItem, which imports this module). */
+interface BatchItem {
+  id: number;
+  trigger: Trigger;
+  groupId: number | null;
 }
 
 type StoredItem = Omit<BatchItem, 'id'> & { at: number };
