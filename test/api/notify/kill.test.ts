@@ -59,5 +59,19 @@ t.test('missed-message emails across kill -9', async (top) => {
     await sink.waitFor(lee.email, 2);
     t.equal(sink.to(lee.email).filter((m) => m.parsed.text?.includes('held by the mail server')).length, 1, 'delivered once more, not twice');
   });
+
+  // A batch's first notice is in its job, the later ones are rows of their own (email-batch.ts).
+  await top.test('a batch of several notices, killed before it is due', async (t) => {
+    const max = await person('max@example.com', 3);
+    for (const n of ['one', 'two', 'three']) await dm(max.userId, `notice ${n} of the batch`);
+    t.equal((await server.stop('SIGKILL')).signal, 'SIGKILL', 'killed before the batch was due');
+    server = await spawnServer(top, env);
+    const [mail] = await sink.waitFor(max.email);
+    t.match(mail.parsed.text, /notice one of the batch[\s\S]*notice two of the batch[\s\S]*notice three of the batch/, 'the three notices in one email, in order');
+    await dm(max.userId, 'after the batch went');
+    const mails = await sink.waitFor(max.email, 2);
+    t.notMatch(mails[1].parsed.text, /of the batch/, 'the next batch holds none of them again');
+    t.match(mails[1].parsed.text, /after the batch went/, 'only its own');
+  });
   await server.stop('SIGTERM');
 });
