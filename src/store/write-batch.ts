@@ -207,6 +207,12 @@ export class WriteBatch {
   private seq: [Database, Key, unknown][] = [];
   private count = 0;
   private events: Emitted[] = [];
+  /**
+   * What helpers that write through this batch keep until it commits or is discarded: a row
+   * they change many times (a block of read flips, store/flips.ts) is copied once and changed
+   * in place, since values are encoded only when the transaction runs.
+   */
+  readonly memo = new Map<string, unknown>();
 
   constructor(
     private readonly env: RootDatabase,
@@ -268,6 +274,7 @@ export class WriteBatch {
     this.seq = [];
     this.count = 0;
     this.events = [];
+    this.memo.clear();
   }
 
   async commit(): Promise<void> {
@@ -275,6 +282,7 @@ export class WriteBatch {
     const events = this.events;
     this.events = [];
     const ticket = this.bus && events.length > 0 ? this.bus.stage(events, this) : null;
+    this.memo.clear();
     if (this.count === 0) {
       ticket?.settle(true);
       return;
