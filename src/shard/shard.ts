@@ -255,8 +255,8 @@ export class Shard implements StoreView {
   }
 
   /** A row's uncommitted write, if any (`{value}`, undefined for a delete). */
-  pendingWrite(db: Database, key: Key): { value: unknown } | undefined {
-    return this.pending.peek(db, key);
+  pendingWrite(db: Database, key: Key, k?: string): { value: unknown } | undefined {
+    return this.pending.peek(db, key, k);
   }
 
   /** A stored row as this shard's own uncommitted writes have left it (store/shard-store.ts). */

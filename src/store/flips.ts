@@ -73,6 +73,14 @@ export function flippedAmong(shard: StoreView, realmId: number, userId: number, 
 /** A block being changed by a batch: a copy of its bits, which the batch's put holds. */
 interface Edit {
   key: [number, number, number];
+  /** JSON.stringify(key): the uncommitted writes' key of the row. */
+  json: string;
+  /**
+   * The row's uncommitted write when the batch last read or wrote it. Another one there now means
+   * another action changed the block in between (this one awaited something between two flips):
+   * the bits are read again, from that write, which was made from this batch's.
+   */
+  seen: { value: unknown } | undefined;
   bits: Uint8Array;
   /** Bits set. */
   n: number;
@@ -82,15 +90,19 @@ interface Edit {
 
 function edit(shard: StoreView, batch: WriteBatch, realmId: number, userId: number, block: number): Edit {
   const k = `flips:${realmId}:${userId}:${block}`;
-  let e = batch.memo.get(k) as Edit | undefined;
-  if (!e) {
-    const stored = flipBlockOf(shard, realmId, userId, block);
-    // A copy: LMDB's value may share a buffer, and another batch's pending block is its own.
-    const bits = new Uint8Array(BYTES);
-    if (stored) bits.set(stored);
-    e = { key: [realmId, userId, block], bits, n: popcount(bits), put: false };
-    batch.memo.set(k, e);
-  }
+  const before = batch.memo.get(k) as Edit | undefined;
+  if (before && shard.pendingWrite(shard.store.flips, before.key, before.json) === before.seen) return before;
+  const key: [number, number, number] = [realmId, userId, block];
+  const json = JSON.stringify(key);
+  const stored = flipBlockOf(shard, realmId, userId, block);
+  // A copy: LMDB's value may share a buffer, and another batch's pending block is its own.
+  const bits = new Uint8Array(BYTES);
+  if (stored) bits.set(stored);
+  const e: Edit = { key, json, seen: shard.pendingWrite(shard.store.flips, key, json), bits, n: popcount(bits), put: false };
+  batch.memo.set(k, e);
+  // This batch wrote the block before another action did: its write is replaced by the newer
+  // block, which holds this batch's bits too, so that committing it does not undo the other's.
+  if (before) changed(shard, batch, e, before.n);
   return e;
 }
 
@@ -100,12 +112,13 @@ function changed(shard: StoreView, batch: WriteBatch, e: Edit, was: number): voi
     batch.del(shard.store.flips, e.key);
     batch.del(shard.store.flipUsers, [realmId, block, userId]);
     e.put = false;
-    return;
+  } else {
+    // The bits are changed in place after the put: values are encoded when the batch commits.
+    if (!e.put) batch.put(shard.store.flips, e.key, e.bits);
+    if (was === 0) batch.put(shard.store.flipUsers, [realmId, block, userId], null);
+    e.put = true;
   }
-  // The bits are changed in place after the put: values are encoded when the batch commits.
-  if (!e.put) batch.put(shard.store.flips, e.key, e.bits);
-  if (was === 0) batch.put(shard.store.flipUsers, [realmId, block, userId], null);
-  e.put = true;
+  e.seen = shard.pendingWrite(shard.store.flips, e.key, e.json);
 }
 
 /** Sets or clears one flip, in the batch. */

@@ -233,6 +233,9 @@ export interface StoreView {
   readonly messageIds: MessageIds;
   /** A stored row as the shard's own uncommitted writes have left it. */
   read<T>(db: Database, key: Key): T | undefined;
-  /** A row's uncommitted write, if any (`{value}`, undefined for a delete). */
-  pendingWrite(db: Database, key: Key): { value: unknown } | undefined;
+  /**
+   * A row's uncommitted write, if any (`{value}`, undefined for a delete): the same object until
+   * another write replaces it. `k` is JSON.stringify(key), when the caller keeps it.
+   */
+  pendingWrite(db: Database, key: Key, k?: string): { value: unknown } | undefined;
 }

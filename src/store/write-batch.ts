@@ -122,11 +122,14 @@ export class PendingWrites {
     if (this.ranged.has(db)) throw new Error('an index table is read by range only: its pending writes are not kept');
   }
 
-  /** The uncommitted write of a row, if there is one: `{value}` (undefined for a delete). */
-  peek(db: Database, key: Key): { value: unknown } | undefined {
+  /**
+   * The uncommitted write of a row, if there is one: `{value}` (undefined for a delete), the
+   * same object until another write replaces it. `k`: JSON.stringify(key), when the caller keeps it.
+   */
+  peek(db: Database, key: Key, k?: string): { value: unknown } | undefined {
     this.checkKept(db);
     const pending = this.byDb.get(db);
-    return pending && pending.size > 0 ? pending.get(JSON.stringify(key)) : undefined;
+    return pending && pending.size > 0 ? pending.get(k ?? JSON.stringify(key)) : undefined;
   }
 
   read<T>(db: Database, key: Key): T | undefined {
