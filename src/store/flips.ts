@@ -160,15 +160,29 @@ export function* flipIds(db: Database, realmId: number, userId: number, range: I
   }
 }
 
-/** Users with a flip on the message (deletes and moves: who holds state for it). */
-export function flipHolders(shard: StoreView, realmId: number, msgId: number): number[] {
+/** Each block's holders and their bits, as one action first read them (FlipHolders). */
+export type HolderCache = Map<number, [number, Uint8Array][]>;
+
+/**
+ * Users with a flip on the message (deletes and moves: who holds state for it). An action over
+ * many messages (a topic's deletion, a channel move) passes one `cache`, so that each block's
+ * holders are read once however many of its messages go: a block of a busy channel can have a
+ * flip of most of its readers. Each message is asked about once: the cache does not follow the
+ * action's own changes.
+ */
+export function flipHolders(shard: StoreView, realmId: number, msgId: number, cache?: HolderCache): number[] {
   const block = flipBlock(msgId);
-  const out: number[] = [];
-  for (const key of shard.store.flipUsers.getKeys({ start: [realmId, block], end: [realmId, block + 1] })) {
-    const userId = (key as number[])[2];
-    if (hasFlip(shard, realmId, userId, msgId)) out.push(userId);
+  let holders = cache?.get(block);
+  if (!holders) {
+    holders = [];
+    for (const key of shard.store.flipUsers.getKeys({ start: [realmId, block], end: [realmId, block + 1] })) {
+      const userId = (key as number[])[2];
+      const bits = flipBlockOf(shard, realmId, userId, block);
+      if (bits) holders.push([userId, cache ? Uint8Array.from(bits) : bits]);
+    }
+    cache?.set(block, holders);
   }
-  return out;
+  return holders.filter(([, bits]) => hasBit(bits, msgId)).map(([userId]) => userId);
 }
 
 /** Drops every flip of the user ("mark all as read"). */

@@ -119,4 +119,24 @@ t.test('read flips across blocks', async (t) => {
     const later = await send(othello, 'flood', 'after');
     t.same(await unread(hamlet), [later], 'a new message arrives unread');
   });
+
+  t.test("a topic's deletion takes every holder's flips of its messages", async (t) => {
+    const before = await unread(admin);
+    const early = ids.slice(0, 40).filter((id) => id !== ids[boundary]);
+    const kept = ids[100];
+    const mark = async (who: Person, messages: number[]) => {
+      const res = await w.as(who)('POST', '/messages/flags', { params: { messages: JSON.stringify(messages), op: 'remove', flag: 'read' } });
+      t.equal(res.status, 200, 'marked unread');
+    };
+    await mark(hamlet, [...early.slice(0, 10), kept]);
+    await mark(admin, [early[2], early[3], kept]);
+    const hamletBefore = await unread(hamlet);
+    let res;
+    do res = await w.as(w.root.owner)('POST', `/streams/${general}/delete_topic`, { params: { topic_name: 'early' } });
+    while (res.status === 200 && res.body.complete === false);
+    t.equal(res.status, 200, 'delete_topic');
+    t.same(await unread(hamlet), hamletBefore.filter((id) => !early.includes(id)), "Hamlet's flips of the topic are gone, the rest stay");
+    t.same(await unread(admin), [...new Set([...before, kept])].sort((a, b) => a - b), "and so are the admin's");
+    t.same((await registered(hamlet)).ids, hamletBefore.filter((id) => !early.includes(id)), '/register agrees');
+  });
 });
