@@ -6,6 +6,7 @@ import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from './c
 import { createFrontEnd } from './front/app.js';
 import { longPollHandler } from './front/longpoll.js';
 import { fastPostHandler } from './front/fast-post.js';
+import { fastGetHandler } from './front/fast-get.js';
 import { proxyTrust } from './front/client-address.js';
 import { startAdminSocket } from './front/admin-socket.js';
 import { setLogLevel } from './lib/log.js';
@@ -197,6 +198,7 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
   }
   const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null, front.guard);
   const fastPost = fastPostHandler(front.realmFor, pool, front.guard, resolved.requestLimits);
+  const fastGet = fastGetHandler(front.realmFor, pool, front.guard, resolved.requestLimits);
   const proxies = proxyTrust(resolved.trustedProxies, resolved.scheme);
   handle = (req, res) => {
     proxies.tag(req);
@@ -204,7 +206,7 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
     // Once stopping, every answer closes its connection (see longpoll.ts).
     if (closing) res.shouldKeepAlive = false;
     if (internal?.(req, res)) return;
-    if (!longPoll(req, res) && !fastPost(req, res)) void koa(req, res);
+    if (!longPoll(req, res) && !fastPost(req, res) && !fastGet(req, res)) void koa(req, res);
   };
   // A client that hung up while it waited has nobody to answer: a long-poll of its would park
   // until its heartbeat, since the close that cancels it has already fired.
