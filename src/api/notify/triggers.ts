@@ -14,7 +14,7 @@ import { sendHooks } from '../messages/send.js';
 import { isIdle } from './idle.js';
 import { recordNotice } from './notices.js';
 import { scheduleRemoval } from './push/notify.js';
-import { pushRegistration } from '../../shard/push-registration.js';
+import { pushRegistration } from '../../model/push-registration.js';
 
 /**
  * Where notifications of people who are away start: a send (the reference's process_message_event),

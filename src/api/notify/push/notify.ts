@@ -15,7 +15,7 @@ import { canAccessMessage } from '../../messages/access.js';
 import { smallestMentionedGroup } from '../groups.js';
 import { BouncerError, sendToBouncer } from './bouncer.js';
 import { messagePayloads, removalPayloads, type Payloads } from './payload.js';
-import { pushRegistration, realmUuid, userUuid, type PushRegistration } from '../../../shard/push-registration.js';
+import { pushRegistration, realmUuid, userUuid, type PushRegistration } from '../../../model/push-registration.js';
 import { applyRealmPushStatus } from './realm-status.js';
 
 /**
