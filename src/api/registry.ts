@@ -1,5 +1,5 @@
 import { defineLazyJobKind } from '../shard/jobs.js';
-import type { Operation } from './operation.js';
+import type { Operation } from '../api-kit/operation.js';
 // Outgoing webhooks hook into every send (messages/send.ts sendHooks): loaded with the server,
 // while the bots' own endpoints load with their first request.
 import './bots/outgoing.js';

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { htmlPage } from '../api/html-page.js';
+import { htmlPage } from '../api-kit/html-page.js';
 import { LOGIN_MESSAGES } from '../api/sessions/messages.js';
 import { clientAddress } from './client-address.js';
 import type { AddressGuard, Admission } from './guard.js';

@@ -1,4 +1,4 @@
-import type { BrowserRequest, OpContext, Operation, Reply, SessionRef } from '../api/operation.js';
+import type { BrowserRequest, OpContext, Operation, Reply, SessionRef } from '../api-kit/operation.js';
 import { checkCsrf, sessionRequired, sessionUser } from '../api/sessions/auth.js';
 import { loadOperation, operations } from '../api/registry.js';
 import { constantTimeEqual, parseBasic } from '../lib/auth.js';
@@ -11,7 +11,7 @@ import type { RealmState } from '../model/realm-state.js';
 import { BOT_TYPE, ROLE, type UserRecord } from '../model/types.js';
 import { isWrite } from './realm-gate.js';
 import type { Shard } from './shard.js';
-import { auditRequest } from './audit.js';
+import { auditRequest } from '../api-kit/audit.js';
 
 /** What the front end sends for one HTTP request. */
 export interface RequestTask {
@@ -42,7 +42,7 @@ export interface RequestTask {
   addressOver?: number;
 }
 
-export type { Reply } from '../api/operation.js';
+export type { Reply } from '../api-kit/operation.js';
 
 // Compared against when the email is unknown, so a miss costs what a wrong key costs.
 const DUMMY_KEY = 'x'.repeat(32);

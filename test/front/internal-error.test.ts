@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { operation } from '../../src/api/operation.js';
+import { operation } from '../../src/api-kit/operation.js';
 import { doCreateRealm } from '../../src/api/realm/actions.js';
 import { operations } from '../../src/api/registry.js';
 import { loadConfig, resolveConfig } from '../../src/config.js';

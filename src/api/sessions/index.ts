@@ -1,7 +1,7 @@
 import { ApiError } from '../../lib/errors.js';
-import { audited } from '../../shard/audit.js';
+import { audited } from '../../api-kit/audit.js';
 import { deleteSession, deleteUserSessions, newSessionSecrets, putSession, sessionCookieValue } from '../../store/sessions.js';
-import { operation, type OpContext } from '../operation.js';
+import { operation, type OpContext } from '../../api-kit/operation.js';
 import { loggedIn, passwordLogin } from '../server/fetch-api-key.js';
 import { checkCsrf, nowSeconds, sessionUser } from './auth.js';
 import { loginCookies, logoutCookies, SESSION_AGE_SECONDS } from './cookies.js';

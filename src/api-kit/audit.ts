@@ -1,5 +1,5 @@
 import { auditLog } from '../lib/log.js';
-import type { Reply } from '../api/operation.js';
+import type { Reply } from './operation.js';
 
 /**
  * Audit lines: what an operator needs to reconstruct who did what to accounts, roles,
