@@ -81,9 +81,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   markdown: ['lib'],
   model: ['lib', 'store'],
   store: ['lib', 'model'],
-  // The cluster (a node's etcd side) sits on the shard pool and reads the config (top level);
-  // only the top and the front end call it.
-  cluster: ['lib', 'model', 'store', 'shard', ''],
+  // The cluster (a node's etcd side) sits on the shard pool (host) and reads the config (top
+  // level); only the top and the front end call it.
+  cluster: ['lib', 'model', 'store', 'shard', 'host', ''],
   // The web app runs in the browser: it talks to the server through the API only.
   web: [],
 };

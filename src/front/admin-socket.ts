@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { CommandResult, UserCommand } from '../api/admin/user-commands.js';
 import type { ResolvedConfig } from '../config.js';
 import { auditLog, log } from '../lib/log.js';
-import type { ShardPool } from '../shard/pool.js';
+import type { ShardPool } from '../host/pool.js';
 import type { Directory } from '../store/directory.js';
 
 /**

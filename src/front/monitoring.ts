@@ -4,7 +4,7 @@ import { AggregatorRegistry, collectDefaultMetrics, Counter, Histogram, Registry
 type ShardMetrics = MetricObjectWithValues<MetricValue<string>>[];
 import type { ResolvedConfig } from '../config.js';
 import { addressSet } from '../lib/address-ranges.js';
-import type { ShardPool } from '../shard/pool.js';
+import type { ShardPool } from '../host/pool.js';
 import type { Directory } from '../store/directory.js';
 import { clientAddress } from './client-address.js';
 import { noteRoute, type Observe } from './request-log.js';

@@ -5,7 +5,7 @@ import type { SMTPServerAddress, SMTPServerSession } from 'smtp-server';
 import type { ResolvedConfig } from '../config.js';
 import { log } from '../lib/log.js';
 import type { InboundMail } from '../api/email-gateway/deliver.js';
-import type { ShardPool } from '../shard/pool.js';
+import type { ShardPool } from '../host/pool.js';
 import { uploadsTmpDir } from '../store/uploads.js';
 
 /**

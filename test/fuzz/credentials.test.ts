@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { allOperations } from '../../src/api/registry.js';
+import { allOperations } from '../../src/host/registry.js';
 import { routes } from '../../src/routes.js';
 import { startTestServer } from '../helpers/server.js';
 

@@ -8,7 +8,7 @@ import type { RealmState } from '../../src/model/realm-state.js';
 import { ROLE, type Role, type UserRecord } from '../../src/model/types.js';
 import { subscribeToDefaultChannels } from '../../src/api/subscriptions/actions.js';
 import { doCreateUser } from '../../src/api/users/actions.js';
-import { dispatch } from '../../src/shard/dispatch.js';
+import { dispatch } from '../../src/host/dispatch.js';
 import { Shard } from '../../src/shard/shard.js';
 
 /**

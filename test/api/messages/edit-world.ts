@@ -9,7 +9,7 @@ import type { MessageRecord } from '../../../src/model/message.js';
 import type { RealmState } from '../../../src/model/realm-state.js';
 import { ROLE, type Role, type StreamRecord, type UserRecord } from '../../../src/model/types.js';
 import { routes } from '../../../src/routes.js';
-import { dispatch } from '../../../src/shard/dispatch.js';
+import { dispatch } from '../../../src/host/dispatch.js';
 import type { ShardEvent } from '../../../src/shard/events.js';
 import { Shard } from '../../../src/shard/shard.js';
 import { checkEvent, checkResponse } from '../../helpers/openapi.js';

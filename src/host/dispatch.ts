@@ -1,6 +1,6 @@
 import type { BrowserRequest, OpContext, Operation, Reply, SessionRef } from '../api-kit/operation.js';
 import { checkCsrf, sessionRequired, sessionUser } from '../api/sessions/auth.js';
-import { loadOperation, operations } from '../api/registry.js';
+import { loadOperation, operations } from './registry.js';
 import { constantTimeEqual, parseBasic } from '../lib/auth.js';
 import { userLimitersOf } from '../lib/rate-limit.js';
 import { ApiError, internalErrorBody, invalidApiKey, missingArgument, rateLimited, realmDeactivated, realmUnavailable, unauthorized, userDeactivated } from '../lib/errors.js';
@@ -9,8 +9,8 @@ import { parseParams } from '../lib/params.js';
 import { RawJson, stringifyWithRaw } from '../lib/raw-json.js';
 import type { RealmState } from '../model/realm-state.js';
 import { BOT_TYPE, ROLE, type UserRecord } from '../model/types.js';
-import { isWrite } from './realm-gate.js';
-import type { Shard } from './shard.js';
+import { isWrite } from '../shard/realm-gate.js';
+import type { Shard } from '../shard/shard.js';
 import { auditRequest } from '../api-kit/audit.js';
 
 /** What the front end sends for one HTTP request. */

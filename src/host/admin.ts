@@ -1,5 +1,5 @@
 import { doCreateRealm, type NewRealm } from '../api/realm/actions.js';
-import type { Shard } from './shard.js';
+import type { Shard } from '../shard/shard.js';
 import { metricsOf } from './metrics.js';
 import { runUserCommand, type UserCommand } from '../api/admin/user-commands.js';
 import { doSetRealmDeactivated } from '../api/realm/deactivate.js';

@@ -7,7 +7,7 @@ import type { Reply, RequestTask, VerifyTask } from './dispatch.js';
 import type { AdminTask } from './admin.js';
 import { ShardLink } from './link.js';
 import { FrontDesks, type DeskPoll, type DeskTicket } from './desk.js';
-import type { ShardNote } from './desk-wire.js';
+import type { ShardNote } from '../shard/desk-wire.js';
 import { RateLimiter } from '../lib/rate-limit.js';
 import { MessageIds, NO_LIMIT } from '../store/message-ids.js';
 import { log } from '../lib/log.js';
