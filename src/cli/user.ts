@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ROLE_NAMES, runUserCommand, type CommandResult, type UserCommand } from '../api/admin/user-commands.js';
+import { ROLE_NAMES, runUserCommand, type CommandResult, type UserCommand } from '../host/user-commands.js';
 import { cliConfig, CliError, findRealm, realmLabel, withRealmShard, withWriteAccess } from './context.js';
 import { runningServer } from './server-client.js';
 

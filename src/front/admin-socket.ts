@@ -1,7 +1,7 @@
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
-import type { CommandResult, UserCommand } from '../api/admin/user-commands.js';
+import type { CommandResult, UserCommand } from '../host/user-commands.js';
 import type { ResolvedConfig } from '../config.js';
 import { auditLog, log } from '../lib/log.js';
 import type { ShardPool } from '../host/pool.js';

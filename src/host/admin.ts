@@ -1,7 +1,7 @@
 import { doCreateRealm, type NewRealm } from '../api/realm/actions.js';
 import type { Shard } from '../shard/shard.js';
 import { metricsOf } from './metrics.js';
-import { runUserCommand, type UserCommand } from '../api/admin/user-commands.js';
+import { runUserCommand, type UserCommand } from './user-commands.js';
 import { doSetRealmDeactivated } from '../api/realm/deactivate.js';
 import { deliverMail, knowsAddress, type InboundMail } from '../api/email-gateway/deliver.js';
 import { runRealmMove, type RealmMoveTask } from './realm-moves.js';
