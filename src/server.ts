@@ -31,7 +31,7 @@ export interface RunningServer {
   mailPort: number | null;
   /** What the start changed that an operator should hear of (main.ts prints them). */
   notices: string[];
-  /** The check of every table after start (shard/store-check.ts): how many problems it found. */
+  /** The check of every table after start (host/store-check.ts): how many problems it found. */
   storeCheck: Promise<number>;
   /** Stops accepting, lets in-flight requests finish, flushes LMDB. */
   close(): Promise<void>;

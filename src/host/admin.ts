@@ -21,7 +21,7 @@ export type AdminTask =
   | { kind: 'admin'; op: 'mail'; mail: InboundMail }
   /** The check after start (server.ts) found these tables of the shard's store damaged: refuse their reads. */
   | { kind: 'admin'; op: 'damaged'; tables: [table: string, detail: string][] }
-  /** A cluster moving a realm (shard/realm-moves.ts). */
+  /** A cluster moving a realm (host/realm-moves.ts). */
   | RealmMoveTask;
 
 export async function runAdmin(shard: Shard, task: AdminTask): Promise<unknown> {

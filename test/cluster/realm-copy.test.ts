@@ -15,7 +15,7 @@ import { inProcessShard } from '../helpers/shard.js';
 
 /**
  * A realm's rows out of one shard store and into another (src/store/realm-copy.ts), the write
- * tracking that lets a move copy while the realm is in use (src/shard/realm-moves.ts), and the
+ * tracking that lets a move copy while the realm is in use (src/host/realm-moves.ts), and the
  * pause that holds its writes.
  */
 function all(store: ShardStore, realmId: number): Row[] {

@@ -4,7 +4,7 @@ import { allOperations } from '../../src/host/registry.js';
 import { routes } from '../../src/routes.js';
 import { startTestServer } from '../helpers/server.js';
 
-// The lazily loaded modules' too (api/registry.ts).
+// The lazily loaded modules' too (host/registry.ts).
 const operations = await allOperations();
 
 /**

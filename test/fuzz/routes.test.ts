@@ -9,7 +9,7 @@ import { routes, type Route } from '../../src/routes.js';
 import { checkResponse } from '../helpers/openapi.js';
 import { createUser, startTestServer, type Credentials, type RequestOptions, type TestServer } from '../helpers/server.js';
 
-// The lazily loaded modules' too (api/registry.ts).
+// The lazily loaded modules' too (host/registry.ts).
 const operations = await allOperations();
 
 /**

@@ -87,7 +87,7 @@ defineJobKind('test.retrying', {
   },
 });
 
-// A kind whose module loads on first use (api/registry.ts): the load defines it, as an import would.
+// A kind whose module loads on first use (host/registry.ts): the load defines it, as an import would.
 let lazyLoads = 0;
 defineLazyJobKind('test.lazy', async () => {
   lazyLoads++;

@@ -128,7 +128,7 @@ const signup = operation({
   handler: (ctx) => ({ __reply: ctx.realm.realm.deactivated ? deactivatedPage() : signupPage(ctx.realm) }),
 });
 
-// Logins through the login page are audited as API key logins are (shard/audit.ts).
+// Logins through the login page are audited as API key logins are (api-kit/audit.ts).
 audited('sessions.login', { event: 'login', failures: true, fields: (p) => ({ username: p.username, via: 'web' }) });
 audited('sessions.logout', { event: 'logout' });
 

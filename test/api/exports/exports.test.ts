@@ -182,7 +182,7 @@ t.test('data exports', async (t) => {
     t.ok((await download(ts, live.export_url)).has('realm.json'), 'an archive still downloads');
   });
 
-  // The exports module loads with its first request (api/registry.ts lazyModules): a job left
+  // The exports module loads with its first request (host/registry.ts lazyModules): a job left
   // by a stop must still find its handler, with no request having loaded the module.
   t.test('an export left pending by a stop is made after the restart, before any request loads its module', async (t) => {
     await ts.close();
