@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import type { CreatedRealm } from './api/realm/actions.js';
-import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from './config.js';
+import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from './lib/config.js';
 import { createFrontEnd } from './front/app.js';
 import { longPollHandler } from './front/longpoll.js';
 import { fastPostHandler } from './front/fast-post.js';

@@ -33,10 +33,7 @@ for (const file of files) {
   graph.set(file, deps);
 }
 const rel = (path: string) => relative(src, path);
-/**
- * The folder under src/ a file belongs to; a file at its top is a layer of its own (config.ts
- * is below nearly everything, server.ts above it all).
- */
+/** The folder under src/ a file belongs to; a file at its top is a layer of its own. */
 const layer = (path: string) => rel(path).split('/')[0]!;
 
 /** Tarjan's strongly connected components of a graph given by its edges. */
@@ -86,28 +83,26 @@ function cycles(): string[][] {
  */
 const MAY_IMPORT: Record<string, string[] | null> = {
   lib: [],
-  'version.ts': [],
   markdown: ['lib'],
-  'config.ts': ['lib'],
   model: ['lib', 'store'],
   store: ['lib', 'model'],
   // The shard actor: its context, transactions, events and jobs, which features build on.
-  shard: ['lib', 'model', 'store', 'config.ts'],
+  shard: ['lib', 'model', 'store'],
   // What every feature folder imports (the operation, the page frame, audit lines).
   'api-kit': ['lib', 'markdown', 'model', 'store', 'shard'],
-  api: ['lib', 'markdown', 'model', 'store', 'shard', 'api-kit', 'config.ts', 'version.ts'],
-  'zuliprc.ts': ['store', 'config.ts'],
-  'realms.ts': ['store', 'shard', 'api', 'config.ts', 'zuliprc.ts'],
-  import: ['lib', 'markdown', 'model', 'store', 'shard', 'api', 'config.ts'],
+  api: ['lib', 'markdown', 'model', 'store', 'shard', 'api-kit'],
+  'zuliprc.ts': ['lib', 'store'],
+  'realms.ts': ['lib', 'store', 'shard', 'api', 'zuliprc.ts'],
+  import: ['lib', 'markdown', 'model', 'store', 'shard', 'api'],
   // The shard's host: the threads, the dispatcher and the registry of every feature.
-  host: ['lib', 'model', 'store', 'shard', 'api-kit', 'api', 'config.ts', 'version.ts'],
+  host: ['lib', 'model', 'store', 'shard', 'api-kit', 'api'],
   'routes.ts': [],
   // npm run build's bundler of the web app.
   build: [],
   // The cluster (a node's etcd side) sits on the shard pool and reads the config; only the top
   // and the front end call it.
-  cluster: ['lib', 'model', 'store', 'shard', 'host', 'config.ts'],
-  front: ['lib', 'markdown', 'model', 'store', 'shard', 'api-kit', 'api', 'host', 'cluster', 'config.ts', 'version.ts', 'realms.ts', 'routes.ts', 'zuliprc.ts'],
+  cluster: ['lib', 'model', 'store', 'shard', 'host'],
+  front: ['lib', 'markdown', 'model', 'store', 'shard', 'api-kit', 'api', 'host', 'cluster', 'realms.ts', 'routes.ts', 'zuliprc.ts'],
   'server.ts': null,
   'main.ts': null,
   cli: null,

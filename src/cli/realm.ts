@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { doSetRealmDeactivated } from '../api/realm/deactivate.js';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import type { RealmRecord, UserRecord } from '../model/types.js';
 import { createRealm, describeCreatedRealm, inProcess } from '../realms.js';
 import type { Directory } from '../store/directory.js';

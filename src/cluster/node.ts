@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Etcd3, Lease, Watcher } from 'etcd3';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import { noSuchRealm, realmUnavailable } from '../lib/errors.js';
 import { log } from '../lib/log.js';
 import type { ShardPool } from '../host/pool.js';

@@ -2,7 +2,7 @@ import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { CommandResult, UserCommand } from '../host/user-commands.js';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import { auditLog, log } from '../lib/log.js';
 import type { ShardPool } from '../host/pool.js';
 import type { Directory } from '../store/directory.js';

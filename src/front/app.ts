@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import { ApiError, internalErrorBody, notFound, noSuchRealm } from '../lib/errors.js';
 import { log } from '../lib/log.js';
 import { routes, type Route } from '../routes.js';

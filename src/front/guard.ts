@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { AttemptLimiter, RateLimiter } from '../lib/rate-limit.js';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import { ApiError, rateLimited } from '../lib/errors.js';
 import type { Reply } from '../host/dispatch.js';
 import type { ShardPool } from '../host/pool.js';

@@ -2,7 +2,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { MessagePort } from 'node:worker_threads';
 import { serveHashes } from '../lib/hasher.js';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import type { Reply, RequestTask, VerifyTask } from './dispatch.js';
 import type { AdminTask } from './admin.js';
 import { ShardLink } from './link.js';

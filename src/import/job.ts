@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SUBDOMAIN } from '../api/realm/actions.js';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import { Shard } from '../shard/shard.js';
 import type { Directory } from '../store/directory.js';
 import { detect, stage, type SourceKind } from './archive.js';

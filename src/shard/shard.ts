@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import type { RealmState } from '../model/realm-state.js';
 import { MessageIds, MessageIdsExhausted } from '../store/message-ids.js';
 import type { RealmRecord } from '../model/types.js';

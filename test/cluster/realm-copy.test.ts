@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { unpack } from 'msgpackr';
 import t from 'tap';
 import { doCreateRealm } from '../../src/api/realm/actions.js';
-import { loadConfig, resolveConfig } from '../../src/config.js';
+import { loadConfig, resolveConfig } from '../../src/lib/config.js';
 import type { UserRecord } from '../../src/model/types.js';
 import { dispatch } from '../../src/host/dispatch.js';
 import { runRealmMove } from '../../src/host/realm-moves.js';

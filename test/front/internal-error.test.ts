@@ -5,7 +5,7 @@ import t from 'tap';
 import { operation } from '../../src/api-kit/operation.js';
 import { doCreateRealm } from '../../src/api/realm/actions.js';
 import { operations } from '../../src/host/registry.js';
-import { loadConfig, resolveConfig } from '../../src/config.js';
+import { loadConfig, resolveConfig } from '../../src/lib/config.js';
 import { dispatch } from '../../src/host/dispatch.js';
 import { Shard } from '../../src/shard/shard.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { doCreateRealm } from '../../src/api/realm/actions.js';
 import { createInitialChannels } from '../../src/api/streams/actions.js';
-import { loadConfig, resolveConfig } from '../../src/config.js';
+import { loadConfig, resolveConfig } from '../../src/lib/config.js';
 import type { RealmState } from '../../src/model/realm-state.js';
 import { ROLE, type Role, type UserRecord } from '../../src/model/types.js';
 import { subscribeToDefaultChannels } from '../../src/api/subscriptions/actions.js';

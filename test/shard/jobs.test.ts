@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { loadConfig, resolveConfig } from '../../src/config.js';
+import { loadConfig, resolveConfig } from '../../src/lib/config.js';
 import { defineJobKind, defineLazyJobKind, jobKindDefined, jobsOf, REFILL_MS, SCAN_LIMIT, startHooks, WINDOW_MS, type JobRun } from '../../src/shard/jobs.js';
 import { Shard } from '../../src/shard/shard.js';
 import { shardPath } from '../../src/store/shard-store.js';

@@ -1,4 +1,4 @@
-import { notifyConfig } from '../../config.js';
+import { notifyConfig } from '../../lib/config.js';
 import { ACTIVE_PUSH, EMAIL_NOTIFIED, type MessageRecord } from '../../model/message.js';
 import type { Trigger } from '../../model/notifications.js';
 import { storedBits, writeBits } from '../../model/read-state.js';

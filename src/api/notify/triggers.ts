@@ -1,4 +1,4 @@
-import { notifyConfig } from '../../config.js';
+import { notifyConfig } from '../../lib/config.js';
 import { ACTIVE_PUSH, FLAG, INDEXED_FLAGS, type MessageRecord } from '../../model/message.js';
 import { emailTrigger, mentionedGroups, notifiableIfIdle, notifiedByChannelSettings, notifyData, pushTrigger, type MessageFacts, type UserNotifyData } from '../../model/notifications.js';
 import { flagBits, received, storedBits, writeBits } from '../../model/read-state.js';

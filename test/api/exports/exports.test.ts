@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { extract } from 'tar-stream';
 import { existsSync, readdirSync } from 'node:fs';
-import { loadConfig, resolveConfig } from '../../../src/config.js';
+import { loadConfig, resolveConfig } from '../../../src/lib/config.js';
 import { doCreateExport, realmExports } from '../../../src/api/exports/actions.js';
 import { EXPORT_PUBLIC, exportsDir } from '../../../src/api/exports/archive.js';
 import { ROLE } from '../../../src/model/types.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { doCreateRealm } from '../../../src/api/realm/actions.js';
 import { createInitialChannels } from '../../../src/api/streams/actions.js';
 import { doCreateUser } from '../../../src/api/users/actions.js';
-import { loadConfig, resolveConfig } from '../../../src/config.js';
+import { loadConfig, resolveConfig } from '../../../src/lib/config.js';
 import type { MessageRecord } from '../../../src/model/message.js';
 import type { RealmState } from '../../../src/model/realm-state.js';
 import { ROLE, type Role, type StreamRecord, type UserRecord } from '../../../src/model/types.js';

@@ -1,4 +1,4 @@
-import { pushConfig } from '../../../config.js';
+import { pushConfig } from '../../../lib/config.js';
 import { log } from '../../../lib/log.js';
 import type { RealmState } from '../../../model/realm-state.js';
 import type { DeviceRecord } from '../../../model/types.js';

@@ -1,4 +1,4 @@
-import { pushConfig } from '../../../config.js';
+import { pushConfig } from '../../../lib/config.js';
 import { log } from '../../../lib/log.js';
 import { ACTIVE_PUSH, FLAG, INDEXED_FLAGS } from '../../../model/message.js';
 import { MENTION_TRIGGERS, type Trigger } from '../../../model/notifications.js';

@@ -1,4 +1,4 @@
-import { pushConfig } from '../../../config.js';
+import { pushConfig } from '../../../lib/config.js';
 import { ApiError } from '../../../lib/errors.js';
 import type { RealmState } from '../../../model/realm-state.js';
 import type { DeviceRecord, UserRecord } from '../../../model/types.js';
