@@ -1,5 +1,5 @@
 /**
- * A value already serialised as JSON, which the reply writer (shard/dispatch.ts) splices into
+ * A value already serialised as JSON, which the reply writer (host/dispatch.ts) splices into
  * the body as it is. Node 20 has no JSON.rawJSON; GET /messages uses this to send cached
  * message JSON without parsing and serialising it again.
  */

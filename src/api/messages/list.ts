@@ -3,7 +3,7 @@ import type { MessageRecord } from '../../model/message.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { applyWith, narrowParam, parseNarrow } from './narrow.js';
 import { checkIncludeAnchor, fetchIds, fetchRange, parseAnchor } from './narrow-fetch.js';
 import { planNarrow } from './narrow-plan.js';
