@@ -32,6 +32,8 @@ export class BulkBatch extends WriteBatch {
   override async commit(): Promise<void> {
     const rows = this.rows;
     this.rows = [];
+    // Rows changed in place (WriteBatch.memo) are written now; later changes need a put again.
+    this.memo.clear();
     if (rows.length === 0) return;
     await this.target.env.transaction(() => {
       for (const [db, key, value] of rows) {

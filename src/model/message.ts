@@ -89,7 +89,8 @@ export type FlagName = keyof typeof FLAG;
 
 /**
  * Our own bit, never shown: the user's read state of this message is the opposite of what their
- * read watermark says (model/read-state.ts).
+ * read watermark says (model/read-state.ts). Stored as a set of ids (store/flips.ts), not in the
+ * uflags row; the stored bits that read-state.ts hands out carry it.
  */
 export const READ_FLIP = 1 << 20;
 
@@ -108,7 +109,6 @@ export const INDEXED_FLAGS: Record<string, number> = {
   starred: FLAG.starred,
   mentioned: FLAG.mentioned | FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned | FLAG.group_mentioned,
   alerted: FLAG.has_alert_word,
-  flip: READ_FLIP,
   push: ACTIVE_PUSH,
 };
 

@@ -1,3 +1,4 @@
+import { flippedAmong, flipIds, hasFlip, setFlip } from '../store/flips.js';
 import type { StoreView, WriteBatch } from '../store/shard-store.js';
 import { FLAG, INDEXED_FLAGS, READ_FLIP, type FlagName, type MessageRecord } from './message.js';
 import type { RealmState } from './realm-state.js';
@@ -12,12 +13,13 @@ import type { RealmState } from './realm-state.js';
  * as `historical` (and read).
  *
  * Read state uses a per-user watermark W (RealmState.readMarks): a received message is read iff
- * `id <= W`, inverted when its uflags row carries READ_FLIP. New messages arrive above W and so are
- * unread with no write at all; reading them sets flips, and `advanceReadMark` moves W up past the
- * read prefix so the flips do not pile up; "mark all as read" just moves W. Every other flag is a
- * bit in the same sparse uflags row, present only while some bit is set, and the flags that
- * narrows search (starred, mentioned, alerted, and the flips themselves) are mirrored in uflagIdx
- * as [realmId, userId, flag, msgId] so each is a range read.
+ * `id <= W`, inverted when it carries a flip. New messages arrive above W and so are unread with
+ * no write at all; reading them sets flips, and `advanceReadMark` moves W up past the read prefix
+ * so the flips do not pile up; "mark all as read" just moves W. The flips are a per-user set of
+ * ids in blocks (store/flips.ts), which the code here shows as the READ_FLIP bit of a message's
+ * stored bits. Every other flag is a bit in a sparse uflags row, present only while some bit is
+ * set, and the flags that narrows search (starred, mentioned, alerted) are mirrored in uflagIdx as
+ * [realmId, userId, flag, msgId] so each is a range read.
  */
 
 /** The API's flag names, in the reference's order. */
@@ -60,8 +62,10 @@ function sortedHas(ids: number[], id: number): boolean {
   return false;
 }
 
+/** A message's stored bits for the user: its uflags row, and READ_FLIP from the flip set. */
 export function storedBits(shard: StoreView, realm: RealmState, userId: number, msgId: number): number {
-  return shard.read<number>(shard.store.uflags, [realm.id, userId, msgId]) ?? 0;
+  const bits = shard.read<number>(shard.store.uflags, [realm.id, userId, msgId]) ?? 0;
+  return hasFlip(shard, realm.id, userId, msgId) ? bits | READ_FLIP : bits;
 }
 
 /**
@@ -89,6 +93,20 @@ export function storedBitsOfIds(shard: StoreView, realm: RealmState, userId: num
     const pending = shard.pendingWrite(shard.store.uflags, [realm.id, userId, id]);
     if (pending) out.set(id, (pending.value as number | undefined) ?? 0);
   }
+  for (const id of flippedAmong(shard, realm.id, userId, ids)) out.set(id, (out.get(id) ?? 0) | READ_FLIP);
+  return out;
+}
+
+/**
+ * Every message's stored bits for the user within [min, max], committed (an export's file of
+ * messages): the uflags rows and the flips, one range read each.
+ */
+export function storedBitsBetween(shard: StoreView, realm: RealmState, userId: number, min: number, max: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const { key, value } of shard.store.uflags.getRange({ start: [realm.id, userId, min], end: [realm.id, userId, max + 0.5] })) {
+    out.set((key as number[])[2], value as number);
+  }
+  for (const id of flipIds(shard.store.flips, realm.id, userId, { min, max })) out.set(id, (out.get(id) ?? 0) | READ_FLIP);
   return out;
 }
 
@@ -116,8 +134,15 @@ export function userFlags(shard: StoreView, realm: RealmState, userId: number, m
 /** INDEXED_FLAGS as pairs once, not an array of them per row written. */
 const INDEXED = Object.entries(INDEXED_FLAGS);
 
-/** Replaces a user's stored bits for a message, keeping uflagIdx in step. */
-export function writeBits(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, msgId: number, before: number, after: number): void {
+/**
+ * Replaces a user's stored bits for a message, keeping uflagIdx in step. READ_FLIP goes to the
+ * flip set; the uflags row (and its uflagUsers entry) holds the rest.
+ */
+export function writeBits(shard: StoreView, batch: WriteBatch, realm: RealmState, userId: number, msgId: number, storedBefore: number, storedAfter: number): void {
+  if (storedBefore === storedAfter) return;
+  if ((storedBefore ^ storedAfter) & READ_FLIP) setFlip(shard, batch, realm.id, userId, msgId, (storedAfter & READ_FLIP) !== 0);
+  const before = storedBefore & ~READ_FLIP;
+  const after = storedAfter & ~READ_FLIP;
   if (before === after) return;
   const key = [realm.id, userId, msgId];
   if (after === 0) batch.del(shard.store.uflags, key);

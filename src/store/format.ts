@@ -2,6 +2,7 @@ import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { directoryFile, shardFile, shardFolders, StoreError } from './integrity.js';
 import type { Directory } from './directory.js';
+import { moveFlipsOfDataDir } from './format-flips.js';
 
 /**
  * The data format version of a data directory, recorded in the realm directory's meta table.
@@ -13,8 +14,10 @@ import type { Directory } from './directory.js';
  * in a way the code that reads it cannot take as it is):
  *   1  data directories made before the version was recorded (Stoa 0.1.0)
  *   2  the version is recorded; nothing else changed
+ *   3  read flips are per-user sets of ids in blocks (store/flips.ts), no longer a uflags bit with
+ *      a uflagUsers and a uflagIdx row each (store/format-flips.ts moves them)
  */
-export const STORE_FORMAT = 2;
+export const STORE_FORMAT = 3;
 
 interface Upgrade {
   /** What the step changes, for the start's message. */
@@ -25,6 +28,7 @@ interface Upgrade {
 /** UPGRADES[n] takes a data directory from format n to n + 1. */
 const UPGRADES: Record<number, Upgrade> = {
   1: { what: 'records the format version', run: async () => {} },
+  2: { what: 'stores read flips as per-user sets of ids', run: (dataDir) => moveFlipsOfDataDir(dataDir) },
 };
 
 export class StoreFormatError extends StoreError {}

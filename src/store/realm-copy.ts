@@ -56,6 +56,8 @@ export const TABLE_SCOPES: Record<ShardTable, Scope> = {
   uflags: 'prefix',
   uflagIdx: 'prefix',
   uflagUsers: 'prefix',
+  flips: 'prefix',
+  flipUsers: 'prefix',
   readMarks: 'prefix',
   subHistory: 'prefix',
   search: 'prefix',

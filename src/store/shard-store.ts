@@ -38,11 +38,16 @@ import type { Key } from './write-batch.js';
  *   byDm        [realmId, dmKey, msgId]                  -> null   dmKey: '1,5,9', sorted ids
  *   byUserDm    [realmId, userId, msgId]                 -> dmKey  each participant's DMs
  *   bySender    [realmId, senderId, msgId]               -> null
- *   uflags      [realmId, userId, msgId]                 -> bits   only flags that differ
+ *   uflags      [realmId, userId, msgId]                 -> bits   only flags that differ, but
+ *                                                                  for the read flip (below)
  *   uflagIdx    [realmId, userId, flag, msgId]           -> null   'starred', 'mentioned',
- *                                                                  'alerted', 'flip'
+ *                                                                  'alerted', 'push'
  *   uflagUsers  [realmId, msgId, userId]                 -> null   who has a uflags row for a
  *                                                                  message (deletes, moves)
+ *   flips       [realmId, userId, block]                 -> bitmap the user's read flips among
+ *                                                                  ids block*1024 to +1023
+ *   flipUsers   [realmId, block, userId]                 -> null   who has a flip in a block
+ *                                                                  (store/flips.ts, format 3)
  *   readMarks   [realmId, userId]                        -> msgId  the user's read watermark
  *   subHistory  [realmId, userId, streamId]              -> [start, end|null][]
  *   search      [realmId, word, msgId]                   -> null   store/search.ts: full-text
@@ -106,6 +111,8 @@ export interface ShardStore {
   uflags: Database;
   uflagIdx: Database;
   uflagUsers: Database;
+  flips: Database;
+  flipUsers: Database;
   readMarks: Database;
   subHistory: Database;
   search: Database;
@@ -174,6 +181,8 @@ export function openShardStore(dataDir: string, shard: number, readOnly = false)
     uflags: db('uflags'),
     uflagIdx: db('uflagIdx'),
     uflagUsers: db('uflagUsers'),
+    flips: db('flips'),
+    flipUsers: db('flipUsers'),
     readMarks: db('readMarks'),
     subHistory: db('subHistory'),
     search: db('search'),
@@ -224,6 +233,9 @@ export interface StoreView {
   readonly messageIds: MessageIds;
   /** A stored row as the shard's own uncommitted writes have left it. */
   read<T>(db: Database, key: Key): T | undefined;
-  /** A row's uncommitted write, if any (`{value}`, undefined for a delete). */
-  pendingWrite(db: Database, key: Key): { value: unknown } | undefined;
+  /**
+   * A row's uncommitted write, if any (`{value}`, undefined for a delete): the same object until
+   * another write replaces it. `k` is JSON.stringify(key), when the caller keeps it.
+   */
+  pendingWrite(db: Database, key: Key, k?: string): { value: unknown } | undefined;
 }

@@ -122,11 +122,14 @@ export class PendingWrites {
     if (this.ranged.has(db)) throw new Error('an index table is read by range only: its pending writes are not kept');
   }
 
-  /** The uncommitted write of a row, if there is one: `{value}` (undefined for a delete). */
-  peek(db: Database, key: Key): { value: unknown } | undefined {
+  /**
+   * The uncommitted write of a row, if there is one: `{value}` (undefined for a delete), the
+   * same object until another write replaces it. `k`: JSON.stringify(key), when the caller keeps it.
+   */
+  peek(db: Database, key: Key, k?: string): { value: unknown } | undefined {
     this.checkKept(db);
     const pending = this.byDb.get(db);
-    return pending && pending.size > 0 ? pending.get(JSON.stringify(key)) : undefined;
+    return pending && pending.size > 0 ? pending.get(k ?? JSON.stringify(key)) : undefined;
   }
 
   read<T>(db: Database, key: Key): T | undefined {
@@ -207,6 +210,12 @@ export class WriteBatch {
   private seq: [Database, Key, unknown][] = [];
   private count = 0;
   private events: Emitted[] = [];
+  /**
+   * What helpers that write through this batch keep until it commits or is discarded: a row
+   * they change many times (a block of read flips, store/flips.ts) is copied once and changed
+   * in place, since values are encoded only when the transaction runs.
+   */
+  readonly memo = new Map<string, unknown>();
 
   constructor(
     private readonly env: RootDatabase,
@@ -268,6 +277,7 @@ export class WriteBatch {
     this.seq = [];
     this.count = 0;
     this.events = [];
+    this.memo.clear();
   }
 
   async commit(): Promise<void> {
@@ -275,6 +285,7 @@ export class WriteBatch {
     const events = this.events;
     this.events = [];
     const ticket = this.bus && events.length > 0 ? this.bus.stage(events, this) : null;
+    this.memo.clear();
     if (this.count === 0) {
       ticket?.settle(true);
       return;

@@ -47,7 +47,7 @@ t.test('an older data directory is copied aside, then upgraded', async (t) => {
   await setFormat(dataDir, undefined);
 
   const second = await startServer(config(dataDir));
-  t.match(second.notices, [new RegExp(`^upgraded the data from format 1 to ${STORE_FORMAT} \\(1 -> 2: records the format version\\); the stores as they were are in ${join(dataDir, 'upgrade-backups', 'format-1-')}`)], 'the start says what it did and where the copy is');
+  t.match(second.notices, [new RegExp(`^upgraded the data from format 1 to ${STORE_FORMAT} \\(1 -> 2: records the format version; 2 -> 3: stores read flips as per-user sets of ids\\); the stores as they were are in ${join(dataDir, 'upgrade-backups', 'format-1-')}`)], 'the start says what it did and where the copy is');
   const backups = readdirSync(join(dataDir, 'upgrade-backups'));
   t.equal(backups.length, 1, 'one copy');
   const copy = join(dataDir, 'upgrade-backups', backups[0]);

@@ -3,6 +3,7 @@ import { readMark, received, storedBits } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
+import { flipIds } from '../../store/flips.js';
 import { getMessage, idsUnder, indexedMessage, mergeIds } from '../../store/messages.js';
 import { shownTopic } from '../messages/views.js';
 import { isMessageMuted } from '../user-topics/muting.js';
@@ -28,7 +29,7 @@ const RECENT_CONVERSATIONS_LIMIT = 1000;
 export function unreadIds(shard: Shard, realm: RealmState, user: UserRecord, limit: number): number[] {
   const { store } = shard;
   const mark = readMark(realm, user.id);
-  const flips = new Set(idsUnder(store.uflagIdx, [realm.id, user.id, 'flip']));
+  const flips = new Set(flipIds(store.flips, realm.id, user.id));
   const subscribed = realm.subscriptionsOf(user.id);
   const above: Iterable<number>[] = [idsUnder(store.byUserDm, [realm.id, user.id], { min: mark + 1, reverse: true })];
   for (const streamId of subscribed.keys()) {

@@ -6,6 +6,7 @@ import { userHasRealmPermission } from '../../model/realm-settings.js';
 import type { UserRecord } from '../../model/types.js';
 import { flush, outbox, queueEvent } from '../../shard/outbox.js';
 import type { Shard } from '../../shard/shard.js';
+import type { HolderCache } from '../../store/flips.js';
 import { firstMessageIn, indexMessage } from '../../store/messages.js';
 import { removeSubmessages } from '../../store/submessages.js';
 import { me, operation } from '../operation.js';
@@ -50,12 +51,14 @@ export async function doDeleteMessages(shard: Shard, realm: RealmState, msgs: Me
   const links: AttachmentLinks = { changed: [], detached: [] };
   const deletedIn = new Map<number, Set<number>>();
   for (const msg of msgs) if (msg.kind === 'stream') deletedIn.set(msg.streamId!, (deletedIn.get(msg.streamId!) ?? new Set()).add(msg.id));
+  // Who holds a flip, read once per block of ids however many of its messages go.
+  const flipCache: HolderCache = new Map();
   for (const group of groups.values()) {
     // Computed before the rows go: who received the messages is part of what is deleted.
     const audience = actionAudience(shard, realm, group);
     if (actor) audience.add(actor.id);
     for (const msg of group) {
-      for (const userId of rowUserIds(shard, realm, msg.id)) writeBits(shard, out.batch, realm, userId, msg.id, storedBits(shard, realm, userId, msg.id), 0);
+      for (const userId of rowUserIds(shard, realm, msg.id, flipCache)) writeBits(shard, out.batch, realm, userId, msg.id, storedBits(shard, realm, userId, msg.id), 0);
       indexMessage(shard, out.batch, msg, false);
       out.batch.del(shard.store.messages, msg.id);
       removeSubmessages(out.batch, shard, msg);

@@ -2,6 +2,7 @@ import type { MessageRecord } from '../../model/message.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { ROLE } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
+import { flipHolders, type HolderCache } from '../../store/flips.js';
 import { idsUnder } from '../../store/messages.js';
 import { activeSubscriberIds } from '../streams/access.js';
 
@@ -12,9 +13,14 @@ import { activeSubscriberIds } from '../streams/access.js';
  * uflags row for it" (a historical row: starred without having received it).
  */
 
-/** Users with a uflags row for the message, from the uflagUsers reverse index: no scan. */
-export function rowUserIds(shard: Shard, realm: RealmState, msgId: number): number[] {
-  return [...idsUnder(shard.store.uflagUsers, [realm.id, msgId])];
+/**
+ * Users with stored state for the message: a uflags row (the uflagUsers reverse index) or a read
+ * flip (the flip blocks' reverse index, store/flips.ts). No scan.
+ */
+export function rowUserIds(shard: Shard, realm: RealmState, msgId: number, flipCache?: HolderCache): number[] {
+  const out = new Set(idsUnder(shard.store.uflagUsers, [realm.id, msgId]));
+  for (const userId of flipHolders(shard, realm.id, msgId, flipCache)) out.add(userId);
+  return [...out];
 }
 
 /**

@@ -1,10 +1,11 @@
 import { badRequest } from '../../lib/errors.js';
-import { FLAG, READ_FLIP, type FlagName, type MessageRecord } from '../../model/message.js';
-import { advanceReadMark, readMark, setFlags, setReadMark, setReadOfIds, storedBits, writeBits } from '../../model/read-state.js';
+import { FLAG, type FlagName, type MessageRecord } from '../../model/message.js';
+import { advanceReadMark, readMark, setFlags, setReadMark, setReadOfIds, storedBits } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { getMessage, idsUnder, receivedIds } from '../../store/messages.js';
+import { clearFlips } from '../../store/flips.js';
+import { getMessage, receivedIds } from '../../store/messages.js';
 import type { WriteBatch } from '../../store/shard-store.js';
 import { isSubscribed } from '../streams/access.js';
 import { canAccessMessage, invalidMessage } from './access.js';
@@ -134,10 +135,7 @@ async function finish(shard: Shard, batch: WriteBatch, realm: RealmState, user: 
  */
 export async function doMarkAllAsRead(shard: Shard, realm: RealmState, user: UserRecord): Promise<void> {
   const batch = shard.batch();
-  for (const id of idsUnder(shard.store.uflagIdx, [realm.id, user.id, 'flip'])) {
-    const bits = storedBits(shard, realm, user.id, id);
-    writeBits(shard, batch, realm, user.id, id, bits, bits & ~READ_FLIP);
-  }
+  clearFlips(shard, batch, realm.id, user.id);
   setReadMark(shard, batch, realm, user.id, Math.max(shard.messageIds.current(), readMark(realm, user.id)));
   batch.emit(realm.id, readEvent([], true), [user.id]);
   await batch.commit();

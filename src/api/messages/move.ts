@@ -4,6 +4,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import { ROLE, type StreamRecord, type UserRecord } from '../../model/types.js';
 import { flush, outbox, queueEvent, type Outbox } from '../../shard/outbox.js';
 import type { Shard } from '../../shard/shard.js';
+import type { HolderCache } from '../../store/flips.js';
 import type { WriteBatch } from '../../store/shard-store.js';
 import { indexMessage, putMessage } from '../../store/messages.js';
 import { activeSubscriberIds } from '../streams/access.js';
@@ -117,7 +118,9 @@ function receiverShift(realm: RealmState, from: StreamRecord, to: StreamRecord) 
   const losing = new Set([...everInOld].filter((id) => !inNew.has(id)));
   const gaining = to.inviteOnly && !to.historyPublicToSubscribers ? [...inNew] : [];
   const losingAccess = to.inviteOnly ? losing : new Set([...losing].filter((id) => realm.users.get(id)?.role === ROLE.guest));
-  return { history, newHistory, losing, gaining, losingAccess };
+  // Who holds a flip, read once per block of ids for the whole move (shiftReceivers).
+  const flipCache: HolderCache = new Map();
+  return { history, newHistory, losing, gaining, losingAccess, flipCache };
 }
 
 /** The messages a change_later or change_all move takes along with the target. */
@@ -238,7 +241,7 @@ function shiftReceivers(shard: Shard, realm: RealmState, out: Outbox, orig: Mess
   const holders = new Set([...had].filter((id) => !shift.losing.has(id)));
   for (const id of [...covered, ...gaining]) holders.add(id);
   next.receivers = [...holders].sort((a, b) => a - b);
-  for (const userId of rowUserIds(shard, realm, orig.id)) {
+  for (const userId of rowUserIds(shard, realm, orig.id, shift.flipCache)) {
     if (!holders.has(userId) && shift.losing.has(userId)) writeBits(shard, out.batch, realm, userId, orig.id, storedBits(shard, realm, userId, orig.id), 0);
   }
   for (const userId of new Set(gaining)) setFlag(shard, out.batch, realm, userId, next, 'read', true);

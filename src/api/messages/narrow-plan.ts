@@ -3,6 +3,7 @@ import { flagBits, readMark, received, storedBits } from '../../model/read-state
 import type { RealmState } from '../../model/realm-state.js';
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
+import { flipIds } from '../../store/flips.js';
 import { idsUnder, mergeIds, receivedIds, type IdRange } from '../../store/messages.js';
 import { hasContentAccess, isGuest } from '../streams/access.js';
 import { canAccessMessage } from './access.js';
@@ -384,7 +385,7 @@ export function planNarrow(shard: Shard, realm: RealmState, user: UserRecord, te
           const below = clip(range, 0, mark);
           const sources: Iterable<number>[] = [];
           if (above) sources.push(base(above));
-          if (below) sources.push(idsUnder(shard.store.uflagIdx, [realm.id, user.id, 'flip'], below));
+          if (below) sources.push(flipIds(shard.store.flips, realm.id, user.id, below));
           return mergeIds(sources, range.reverse);
         }
       : base;

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { doSendMessage } from '../../../src/api/messages/send.js';
 import { createInitialChannels } from '../../../src/api/streams/actions.js';
-import { idsUnder } from '../../../src/store/messages.js';
+import { rowUserIds } from '../../../src/api/messages/edit-audience.js';
 import { ROLE, startShard } from '../realm/harness.js';
 
 /**
@@ -23,7 +23,8 @@ t.test('a send writes per-user rows only for the users concerned', async (t) => 
   const stream = h.realm.streamByName('general')!;
   t.ok(h.realm.subscriberIds(stream.id).size > 100, 'a channel of over a hundred subscribers');
 
-  const rowsOf = (msgId: number) => [...idsUnder(h.shard.store.uflagUsers, [h.realm.id, msgId])].sort((a, b) => a - b);
+  // Who holds a row for the message: a uflags row or a read flip (store/flips.ts).
+  const rowsOf = (msgId: number) => rowUserIds(h.shard, h.realm, msgId).sort((a, b) => a - b);
   const send = (content: string) => doSendMessage(h.shard, h.realm, { sender, content, client: 'test', readBySender: true, stream, topic: 'ops' });
 
   const msg = await send('the deploy and the release notes');

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import type { UserRecord } from '../../../src/model/types.js';
 import type { ShardEvent } from '../../../src/shard/events.js';
-import { idsUnder } from '../../../src/store/messages.js';
+import { flipIds } from '../../../src/store/flips.js';
 import { checkEvent } from '../../helpers/openapi.js';
 import { inProcessShard } from '../../helpers/shard.js';
 
@@ -77,7 +77,7 @@ t.test('flag events and read state', async (t) => {
   });
 
   t.test('the read mark keeps flips from piling up', async (t) => {
-    const flips = () => [...idsUnder(shard.store.uflagIdx, [realm.id, hamlet.id, 'flip'])];
+    const flips = () => [...flipIds(shard.store.flips, realm.id, hamlet.id)];
     const mark = () => realm.readMarks.get(hamlet.id) ?? 0;
     const ids: number[] = [];
     for (let i = 0; i < 6; i++) ids.push(await send({ type: 'stream', to: 'general', topic: 'flood', content: `m${i}` }));

@@ -1,5 +1,5 @@
 import { READ_FLIP, type MessageRecord } from '../../../model/message.js';
-import { flagBits } from '../../../model/read-state.js';
+import { flagBits, storedBitsBetween } from '../../../model/read-state.js';
 import type { RealmState } from '../../../model/realm-state.js';
 import type { StoreView } from '../../../store/shard-store.js';
 import { submessagesOf } from '../../../store/submessages.js';
@@ -46,8 +46,7 @@ export function exportMessages(shard: StoreView, realm: RealmState, msgs: Messag
   // Each user's stored bits over the file's range: one range read per user with any.
   const stored = new Map<number, Map<number, number>>();
   for (const userId of users) {
-    const rows = new Map<number, number>();
-    for (const { key, value } of shard.store.uflags.getRange({ start: [realm.id, userId, min], end: [realm.id, userId, max + 0.5] })) rows.set((key as number[])[2], value as number);
+    const rows = storedBitsBetween(shard, realm, userId, min, max);
     if (rows.size > 0) stored.set(userId, rows);
   }
   for (const m of msgs) {
