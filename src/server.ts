@@ -17,7 +17,6 @@ import { checkDirectoryFile, checkShardFiles, StoreError } from './store/integri
 import { probeStores, type ProbeReport } from './store/probe.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
 import { checkStoresAfterStart } from './shard/store-check.js';
-import { compactWhenIdle, type Compaction } from './shard/compact-when-idle.js';
 import { log } from './lib/log.js';
 import { refreshZuliprcSites } from './zuliprc.js';
 import { ensureStoreFormat } from './store/format.js';
@@ -34,8 +33,6 @@ export interface RunningServer {
   notices: string[];
   /** The check of every table after start (shard/store-check.ts): how many problems it found. */
   storeCheck: Promise<number>;
-  /** The threads' one compaction once idle after start (shard/compact-when-idle.ts). */
-  compaction: Promise<Compaction>;
   /** Stops accepting, lets in-flight requests finish, flushes LMDB. */
   close(): Promise<void>;
 }
@@ -218,8 +215,6 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
   // Every table read once, in a child process at low priority: damaged ones are refused.
   const checking = new AbortController();
   const storeCheck = checkStoresAfterStart(config.dataDir, pool, checking.signal);
-  // What the start grew the threads' heaps to goes back once the server is idle.
-  const compaction = compactWhenIdle(pool, checking.signal);
 
   /**
    * A graceful stop. In order:
@@ -272,5 +267,5 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
       }
     })());
 
-  return { config: resolved, url, port, bootstrap, mailPort: mail?.port ?? null, notices, storeCheck, compaction, close };
+  return { config: resolved, url, port, bootstrap, mailPort: mail?.port ?? null, notices, storeCheck, close };
 }

@@ -1,6 +1,5 @@
 import { doCreateRealm, type NewRealm } from '../api/realm/actions.js';
 import type { Shard } from './shard.js';
-import { compactHeap } from '../lib/compact-heap.js';
 import { metricsOf } from './metrics.js';
 import { runUserCommand, type UserCommand } from '../api/admin/user-commands.js';
 import { doSetRealmDeactivated } from '../api/realm/deactivate.js';
@@ -22,8 +21,6 @@ export type AdminTask =
   | { kind: 'admin'; op: 'mail'; mail: InboundMail }
   /** The check after start (server.ts) found these tables of the shard's store damaged: refuse their reads. */
   | { kind: 'admin'; op: 'damaged'; tables: [table: string, detail: string][] }
-  /** The server has been idle since its start: this thread's heap gives back what the start grew (shard/compact-when-idle.ts). */
-  | { kind: 'admin'; op: 'compactHeap' }
   /** A cluster moving a realm (shard/realm-moves.ts). */
   | RealmMoveTask;
 
@@ -51,8 +48,6 @@ export async function runAdmin(shard: Shard, task: AdminTask): Promise<unknown> 
       return knowsAddress(shard, task.to);
     case 'mail':
       return deliverMail(shard, task.mail);
-    case 'compactHeap':
-      return compactHeap();
     case 'damaged':
       for (const [table, detail] of task.tables) shard.damage.damaged(table, detail);
       return true;
