@@ -8,7 +8,7 @@ import { Command } from 'commander';
 import { doCreateRealm } from '../src/api/realm/actions.js';
 import { subscribeToDefaultChannels } from '../src/api/subscriptions/actions.js';
 import { doCreateUser } from '../src/api/users/actions.js';
-import { loadConfig, resolveConfig } from '../src/config.js';
+import { loadConfig, resolveConfig } from '../src/lib/config.js';
 import { ROLE } from '../src/model/types.js';
 import { Shard } from '../src/shard/shard.js';
 import { Directory } from '../src/store/directory.js';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, unknownVariables, type Config } from './config.js';
+import { ConfigError, loadConfig, unknownVariables, type Config } from './lib/config.js';
 import { log } from './lib/log.js';
 import { DataDirLockedError } from './store/lock.js';
 import { directoryFile } from './store/integrity.js';
@@ -13,7 +13,7 @@ process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandl
 
 /**
  * The first start's organization and owner from the command line (`npm start -- --owner-email
- * ...`); STOA_ORGANIZATION_NAME, STOA_OWNER_EMAIL and STOA_OWNER_NAME do the same (config.ts).
+ * ...`); STOA_ORGANIZATION_NAME, STOA_OWNER_EMAIL and STOA_OWNER_NAME do the same (lib/config.ts).
  */
 function rootRealmArgs(): Partial<Config['rootRealm']> {
   const { values } = parseArgs({

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { doCreateRealm, SUBDOMAIN, type CreatedRealm, type NewRealm } from './api/realm/actions.js';
-import type { ResolvedConfig } from './config.js';
+import type { ResolvedConfig } from './lib/config.js';
 import { Shard } from './shard/shard.js';
 import type { Directory } from './store/directory.js';
 import { zuliprcPath } from './zuliprc.js';

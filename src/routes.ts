@@ -1,7 +1,7 @@
 /**
  * Every endpoint, in one table: method, path (as the OpenAPI reference writes it, under
  * /api/v1) and the shard operation that serves it. The operations live in src/api/<resource>/
- * and are collected in src/api/registry.ts; test/routes.test.ts checks the two agree.
+ * and are collected in src/host/registry.ts; test/routes.test.ts checks the two agree.
  */
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 

@@ -2,21 +2,22 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import type { CreatedRealm } from './api/realm/actions.js';
-import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from './config.js';
+import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from './lib/config.js';
 import { createFrontEnd } from './front/app.js';
 import { longPollHandler } from './front/longpoll.js';
 import { fastPostHandler } from './front/fast-post.js';
+import { fastGetHandler } from './front/fast-get.js';
 import { proxyTrust } from './front/client-address.js';
 import { startAdminSocket } from './front/admin-socket.js';
 import { setLogLevel } from './lib/log.js';
-import { ShardPool } from './shard/pool.js';
+import { ShardPool } from './host/pool.js';
 import { localMail, startMailListener } from './front/smtp.js';
 import type { ClusterNode, NewOrganization } from './cluster/node.js';
 import { Directory } from './store/directory.js';
 import { checkDirectoryFile, checkShardFiles, StoreError } from './store/integrity.js';
 import { probeStores, type ProbeReport } from './store/probe.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
-import { checkStoresAfterStart } from './shard/store-check.js';
+import { checkStoresAfterStart } from './host/store-check.js';
 import { log } from './lib/log.js';
 import { refreshZuliprcSites } from './zuliprc.js';
 import { ensureStoreFormat } from './store/format.js';
@@ -31,7 +32,7 @@ export interface RunningServer {
   mailPort: number | null;
   /** What the start changed that an operator should hear of (main.ts prints them). */
   notices: string[];
-  /** The check of every table after start (shard/store-check.ts): how many problems it found. */
+  /** The check of every table after start (host/store-check.ts): how many problems it found. */
   storeCheck: Promise<number>;
   /** Stops accepting, lets in-flight requests finish, flushes LMDB. */
   close(): Promise<void>;
@@ -197,6 +198,7 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
   }
   const longPoll = longPollHandler(front.realmFor, pool, () => closing !== null, front.guard);
   const fastPost = fastPostHandler(front.realmFor, pool, front.guard, resolved.requestLimits);
+  const fastGet = fastGetHandler(front.realmFor, pool, front.guard, resolved.requestLimits);
   const proxies = proxyTrust(resolved.trustedProxies, resolved.scheme);
   handle = (req, res) => {
     proxies.tag(req);
@@ -204,7 +206,7 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
     // Once stopping, every answer closes its connection (see longpoll.ts).
     if (closing) res.shouldKeepAlive = false;
     if (internal?.(req, res)) return;
-    if (!longPoll(req, res) && !fastPost(req, res)) void koa(req, res);
+    if (!longPoll(req, res) && !fastPost(req, res) && !fastGet(req, res)) void koa(req, res);
   };
   // A client that hung up while it waited has nobody to answer: a long-poll of its would park
   // until its heartbeat, since the close that cancels it has already fired.

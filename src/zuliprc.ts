@@ -1,5 +1,5 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import type { ResolvedConfig } from './config.js';
+import type { ResolvedConfig } from './lib/config.js';
 import { zuliprcPath, type Directory } from './store/directory.js';
 
 /**

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { allOperations, lazyModules, operations as loadedAtStart } from '../src/api/registry.js';
+import { allOperations, lazyModules, operations as loadedAtStart } from '../src/host/registry.js';
 import { jobKindDefined } from '../src/shard/jobs.js';
 import { pageRoutes, routes } from '../src/routes.js';
 import { DEVIATIONS, findTemplate } from './helpers/openapi.js';

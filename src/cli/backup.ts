@@ -7,7 +7,7 @@ import { checkLmdbFile, directoryFile, shardFile, shardFolders, StoreError } fro
 import { isAlive } from '../store/lock.js';
 import { openShardStore } from '../store/shard-store.js';
 import { uploadsDir } from '../store/uploads.js';
-import { ZULIP_VERSION } from '../version.js';
+import { ZULIP_VERSION } from '../lib/version.js';
 import { cliConfig, CliError } from './context.js';
 import { auditCli } from './server-client.js';
 

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from '../config.js';
+import { loadConfig, resolveConfig, type Config, type ResolvedConfig } from '../lib/config.js';
 import { auditToStderr, setLogLevel } from '../lib/log.js';
 import type { RealmState } from '../model/realm-state.js';
 import { Shard } from '../shard/shard.js';

@@ -8,7 +8,8 @@ import { cliConfig, CliError, withWriteAccess } from './context.js';
  * `stoa realm import <file>`: a new organization from the reference's export, a Slack export or
  * a Mattermost bulk export (src/import/). Like every write command it needs the server stopped
  * (the server holds realms in memory and is the stores' only writer); run it again after an
- * interruption and it continues.
+ * interruption and it continues (a rerun that adds a Slack token converts again, or refuses once
+ * the organization is partly written: src/import/job.ts).
  *
  * A Slack export's token comes from --slack-token or STOA_SLACK_TOKEN (the variable keeps it out
  * of the shell's history and the process list); STOA_TEST_SLACK_ORIGIN is for tests only.

@@ -3,11 +3,11 @@ import { rmSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { BouncerError, sendToBouncer } from '../api/notify/push/bouncer.js';
-import { readRegistration, realmOwnerSecret, realmUuid, registrationPath, writeRegistration, type PushRegistration } from '../shard/push-registration.js';
-import { pushConfig, type ResolvedConfig } from '../config.js';
+import { readRegistration, realmOwnerSecret, realmUuid, registrationPath, writeRegistration, type PushRegistration } from '../model/push-registration.js';
+import { pushConfig, type ResolvedConfig } from '../lib/config.js';
 import type { RealmRecord } from '../model/types.js';
 import { openShardStore } from '../store/shard-store.js';
-import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../version.js';
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.js';
 import { cliConfig, CliError, withReadAccess } from './context.js';
 
 /**

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { doSetRealmDeactivated } from '../api/realm/deactivate.js';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import type { RealmRecord, UserRecord } from '../model/types.js';
 import { createRealm, describeCreatedRealm, inProcess } from '../realms.js';
 import type { Directory } from '../store/directory.js';
 import { openShardStore } from '../store/shard-store.js';
-import type { CommandResult } from '../api/admin/user-commands.js';
+import type { CommandResult } from '../host/user-commands.js';
 import { realmUrl } from '../zuliprc.js';
 import { cliConfig, CliError, findRealm, knownUrls, realmLabel, withReadAccess, withRealmShard, withWriteAccess } from './context.js';
 import { runningServer, type ServerInfo } from './server-client.js';

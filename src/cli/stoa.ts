@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../lib/config.js';
 import { ApiError } from '../lib/errors.js';
 import { RealmCreationError } from '../realms.js';
 import { clusterCommands } from './cluster.js';

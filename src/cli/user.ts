@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { ROLE_NAMES, runUserCommand, type CommandResult, type UserCommand } from '../api/admin/user-commands.js';
+import { ROLE_NAMES, runUserCommand, type CommandResult, type UserCommand } from '../host/user-commands.js';
 import { cliConfig, CliError, findRealm, realmLabel, withRealmShard, withWriteAccess } from './context.js';
 import { runningServer } from './server-client.js';
 
 /**
  * `stoa user ...`: list, create, set-role, deactivate, reactivate, reset-password, unlock,
- * set-email. Each runs in the realm's shard (api/admin/user-commands.ts): through the running server
+ * set-email. Each runs in the realm's shard (host/user-commands.ts): through the running server
  * when there is one (its admin socket), else in this process on the stores, under the lock.
  */
 async function run(realm: string, command: UserCommand): Promise<{ value: Record<string, unknown>; viaServer: boolean }> {

@@ -1,6 +1,6 @@
 import type { Etcd3 } from 'etcd3';
-import type { ResolvedConfig } from '../config.js';
-import type { ShardPool } from '../shard/pool.js';
+import type { ResolvedConfig } from '../lib/config.js';
+import type { ShardPool } from '../host/pool.js';
 import type { Directory } from '../store/directory.js';
 import type { MoveRecord, Placement, Versioned } from './etcd.js';
 import type { IdBlocks } from './ids.js';

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { log } from '../lib/log.js';
-import type { RealmStats } from '../shard/realm-moves.js';
+import type { RealmStats } from '../host/realm-moves.js';
 import type { DumpCursor } from '../store/realm-copy.js';
 import { KEYS, type MoveRecord } from './etcd.js';
 import { RealmTaken, type ClusterNode, type NewOrganization } from './node.js';

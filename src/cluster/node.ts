@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Etcd3, Lease, Watcher } from 'etcd3';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import { noSuchRealm, realmUnavailable } from '../lib/errors.js';
 import { log } from '../lib/log.js';
-import type { ShardPool } from '../shard/pool.js';
+import type { ShardPool } from '../host/pool.js';
 import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { casDelete, casJson, connect, decode, getJson, KEYS, listJson, takeRange, type AliveRecord, type MoveRecord, type NodeRecord, type Placement, type Versioned } from './etcd.js';
 import { IdBlocks } from './ids.js';

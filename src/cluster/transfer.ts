@@ -5,7 +5,7 @@ import { dirname, join, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { extract, pack } from 'tar-stream';
-import type { ShardPool } from '../shard/pool.js';
+import type { ShardPool } from '../host/pool.js';
 import type { DumpCursor } from '../store/realm-copy.js';
 
 /**

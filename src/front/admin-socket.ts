@@ -1,10 +1,10 @@
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
-import type { CommandResult, UserCommand } from '../api/admin/user-commands.js';
-import type { ResolvedConfig } from '../config.js';
+import type { CommandResult, UserCommand } from '../host/user-commands.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import { auditLog, log } from '../lib/log.js';
-import type { ShardPool } from '../shard/pool.js';
+import type { ShardPool } from '../host/pool.js';
 import type { Directory } from '../store/directory.js';
 
 /**

@@ -1,12 +1,12 @@
 import { createReadStream } from 'node:fs';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import { ApiError, internalErrorBody, notFound, noSuchRealm } from '../lib/errors.js';
 import { log } from '../lib/log.js';
 import { routes, type Route } from '../routes.js';
-import type { Reply } from '../shard/dispatch.js';
-import type { ShardPool } from '../shard/pool.js';
+import type { Reply } from '../host/dispatch.js';
+import type { ShardPool } from '../host/pool.js';
 import type { Directory, DirectoryEntry } from '../store/directory.js';
 import { uploadsTmpDir } from '../store/uploads.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';

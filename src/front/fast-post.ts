@@ -3,7 +3,7 @@ import { parse as parseQueryString } from 'node:querystring';
 import { ApiError } from '../lib/errors.js';
 import { checkParams } from '../lib/input-limits.js';
 import { routes, type Route } from '../routes.js';
-import type { ShardPool } from '../shard/pool.js';
+import type { ShardPool } from '../host/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
 import { lastValues, withoutInternal, type BodyLimits } from './body.js';
 import { clientAddress } from './client-address.js';

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { AttemptLimiter, RateLimiter } from '../lib/rate-limit.js';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import { ApiError, rateLimited } from '../lib/errors.js';
-import type { Reply } from '../shard/dispatch.js';
-import type { ShardPool } from '../shard/pool.js';
+import type { Reply } from '../host/dispatch.js';
+import type { ShardPool } from '../host/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
 import { clientAddress } from './client-address.js';
 import { browserRequest, sessionCookie } from './session.js';

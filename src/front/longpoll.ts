@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import type { Reply } from '../shard/dispatch.js';
-import type { ShardPool } from '../shard/pool.js';
+import type { Reply } from '../host/dispatch.js';
+import type { ShardPool } from '../host/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
 import { lastValues, withoutInternal } from './body.js';
 import type { AddressGuard } from './guard.js';

@@ -2,9 +2,9 @@ import type { Context, Next } from 'koa';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 
 type ShardMetrics = MetricObjectWithValues<MetricValue<string>>[];
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import { addressSet } from '../lib/address-ranges.js';
-import type { ShardPool } from '../shard/pool.js';
+import type { ShardPool } from '../host/pool.js';
 import type { Directory } from '../store/directory.js';
 import { clientAddress } from './client-address.js';
 import { noteRoute, type Observe } from './request-log.js';

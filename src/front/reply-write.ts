@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { ApiError, internalErrorBody } from '../lib/errors.js';
 import { log } from '../lib/log.js';
-import type { Reply, RequestTask } from '../shard/dispatch.js';
-import type { ShardPool } from '../shard/pool.js';
+import type { Reply, RequestTask } from '../host/dispatch.js';
+import type { ShardPool } from '../host/pool.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { BrowserRequest } from '../api/operation.js';
+import type { BrowserRequest } from '../api-kit/operation.js';
 
 /**
  * What the front end passes on of a browser's request: the session cookie, the CSRF token it

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SMTPServerAddress, SMTPServerSession } from 'smtp-server';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import { log } from '../lib/log.js';
 import type { InboundMail } from '../api/email-gateway/deliver.js';
-import type { ShardPool } from '../shard/pool.js';
+import type { ShardPool } from '../host/pool.js';
 import { uploadsTmpDir } from '../store/uploads.js';
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context, Next } from 'koa';
-import { projectRoot } from '../config.js';
+import { projectRoot } from '../lib/config.js';
 import { EMOJI_API_PATH } from '../markdown/emoji-url.js';
 import { noteRoute } from './request-log.js';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SUBDOMAIN } from '../api/realm/actions.js';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import { Shard } from '../shard/shard.js';
 import type { Directory } from '../store/directory.js';
 import { detect, stage, type SourceKind } from './archive.js';
@@ -36,6 +36,8 @@ interface JobFile {
   shard?: number;
   /** A Slack export's report (what was fetched, what stayed links), for the end of a resumed run. */
   slack?: SlackReport;
+  /** Whether a Slack export was converted with --slack-threads. */
+  slackThreads?: boolean;
 }
 
 export interface SlackReport {
@@ -82,6 +84,34 @@ function saveJob(path: string, job: JobFile): void {
   renameSync(tmp, path);
 }
 
+/**
+ * What a rerun asks of a Slack export's conversion that the staged one lacks: a token (the files,
+ * emoji, icon and user list fetched) or threads as topics. What a rerun leaves out is no change:
+ * the token is stored nowhere, so a run that resumes need not be given it again.
+ */
+function slackWants(job: JobFile, opts: ImportOptions): SlackWant[] {
+  if (!job.staged || job.kind !== 'slack') return [];
+  const wants: SlackWant[] = [];
+  if (opts.slackToken !== undefined && !job.slack?.token) wants.push({ began: 'a Slack token', brings: "Slack's files", drop: '--slack-token and STOA_SLACK_TOKEN', again: 'the token' });
+  if (opts.slackThreads && !job.slackThreads) wants.push({ began: '--slack-threads', brings: 'threads as topics', drop: '--slack-threads', again: '--slack-threads' });
+  return wants;
+}
+
+interface SlackWant {
+  began: string;
+  brings: string;
+  drop: string;
+  again: string;
+}
+
+/** A Slack export names no organization (slack/convert.ts leaves its string_id empty). */
+const SLACK_SUBDOMAIN = 'imported-slack';
+
+function checkSubdomain(file: string, directory: Directory, subdomain: string): void {
+  if (!SUBDOMAIN.test(subdomain)) throw new ImportError(file, null, `"${subdomain}" is not a valid subdomain: give one with --subdomain (lower-case letters, digits, inner hyphens)`);
+  if (directory.get(subdomain)) throw new ImportError(file, null, `subdomain "${subdomain}" is already in use: give another with --subdomain (an export imported before is imported again, with a Slack token say, as a new organization)`);
+}
+
 function defaultSubdomain(kind: SourceKind, source: ZulipExport): string {
   const realm = source.realm().zerver_realm[0];
   const raw = String(realm.string_id ?? realm.name ?? '').toLowerCase();
@@ -99,8 +129,28 @@ export async function runImport(config: ResolvedConfig, directory: Directory, fi
   if (opts.subdomain !== undefined && job.subdomain !== null && job.subdomain !== opts.subdomain && job.realmId !== undefined) {
     throw new ImportError(file, null, `an import of this file into "${job.subdomain}" is under way: run it again with that subdomain to finish it`);
   }
+  // Nothing is reserved yet: this run's subdomain is the one.
+  if (job.realmId === undefined && opts.subdomain !== undefined) job = { ...job, subdomain: opts.subdomain };
+  const wants = slackWants(job, opts);
+  if (wants.length > 0 && job.realmId !== undefined) {
+    // Its rows are being written from the staged conversion, with ids reserved for it: another
+    // conversion (more users, files as uploads) cannot be slid under them.
+    const all = (key: keyof SlackWant) => wants.map((w) => w[key]).join(' and ');
+    throw new ImportError(
+      file,
+      null,
+      `the import of this export into "${job.subdomain}" began without ${all('began')} and has written part of the organization, so it cannot take ${all('brings')} now: finish it by running the command again without ${all('drop')}; then, for ${all('brings')}, import the export again with ${all('again')} into another --subdomain`,
+    );
+  }
+  // Converted but nothing written: convert again as this run asks (Slack's downloads stay cached).
+  if (wants.length > 0) {
+    job = { file: job.file, subdomain: job.subdomain };
+    saveJob(jobPath, job);
+  }
   const { progress } = opts;
   try {
+    // Refused before anything is unpacked or fetched where the subdomain is known already.
+    if (!job.staged && job.subdomain !== null) checkSubdomain(file, directory, job.subdomain);
     if (!job.staged) {
       for (const part of ['unpacked', 'converted']) rmSync(join(work, part), { recursive: true, force: true });
       progress.phase('unpacking', 1);
@@ -109,6 +159,7 @@ export async function runImport(config: ResolvedConfig, directory: Directory, fi
       let staged = root;
       let slack: SlackReport | undefined;
       if (kind === 'slack') {
+        if (job.subdomain === null) checkSubdomain(file, directory, SLACK_SUBDOMAIN);
         const token = opts.slackToken;
         const fetched = token ? await fetchFromSlack(root, new SlackClient({ token, testOrigin: opts.slackTestOrigin }), join(work, 'slack-cache'), progress) : undefined;
         const converted = await convertSlack(root, join(work, 'converted'), { threads: opts.slackThreads ?? false, progress, fetched });
@@ -116,7 +167,7 @@ export async function runImport(config: ResolvedConfig, directory: Directory, fi
         slack = { token: token !== undefined, fetched: fetched?.report, left: converted.left };
       } else if (kind === 'mattermost') staged = await convertMattermost(root, join(work, 'converted'), { progress, team: opts.subdomain });
       progress.tick(1);
-      job = { ...job, kind, staged, slack };
+      job = { ...job, kind, staged, slack, ...(kind === 'slack' ? { slackThreads: opts.slackThreads ?? false } : {}) };
       saveJob(jobPath, job);
     }
     const source = new ZulipExport(job.staged!);
@@ -124,8 +175,7 @@ export async function runImport(config: ResolvedConfig, directory: Directory, fi
     const plan = checkExport(source, progress);
     const subdomain = job.subdomain ?? defaultSubdomain(job.kind!, source);
     if (job.realmId === undefined) {
-      if (!SUBDOMAIN.test(subdomain)) throw new ImportError(file, null, `"${subdomain}" is not a valid subdomain: give one with --subdomain (lower-case letters, digits, inner hyphens)`);
-      if (directory.get(subdomain)) throw new ImportError(file, null, `subdomain "${subdomain}" is already in use: give another with --subdomain`);
+      checkSubdomain(file, directory, subdomain);
       const shardCount = Math.max(config.shards, directory.shardsInUse());
       const reserved = await directory.reserve(subdomain, shardCount);
       job = { ...job, subdomain, realmId: reserved.id, shard: reserved.shard };

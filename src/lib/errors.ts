@@ -3,7 +3,7 @@
  *
  * Clients branch on `code`, so it is part of the API: each error carries the code, the HTTP
  * status and the extra data fields the reference documents for it. Anything thrown that is not
- * an ApiError is a bug, and the dispatcher turns it into a generic 500 (see shard/dispatch.ts).
+ * an ApiError is a bug, and the dispatcher turns it into a generic 500 (see host/dispatch.ts).
  */
 export type ErrorData = Record<string, unknown>;
 

@@ -9,7 +9,7 @@ import { pino, type Logger } from 'pino';
  * operator needs them to see what happened:
  *   - `accessLog`: one line per request (front/request-log.ts), unless `accessLog: false`;
  *   - `auditLog`: logins, failed logins, account and role changes, invitations, exports,
- *     backups, settings changes (shard/audit.ts, and the admin CLI when it works without a
+ *     backups, settings changes (api-kit/audit.ts, and the admin CLI when it works without a
  *     server, on stderr: its stdout is its answer).
  * Neither ever carries a secret: no passwords, keys, tokens, query strings or headers.
  */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Transporter } from 'nodemailer';
 import { log } from './log.js';
 
-/** The `email` section of the configuration (config.ts, schemas/config.schema.json). */
+/** The `email` section of the configuration (lib/config.ts, schemas/config.schema.json). */
 export interface EmailConfig {
   /** The From address of the server's mail; null: `Stoa <noreply@<external host name>>`. */
   from?: string | null;
@@ -29,7 +29,7 @@ export interface SmtpConfig {
   password?: string | null;
 }
 
-/** What the mailer needs of the server's configuration (config.ts). */
+/** What the mailer needs of the server's configuration (lib/config.ts). */
 export interface MailerConfig {
   dataDir: string;
   /** host[:port] of the realm URLs; its host name makes the default From address. */

@@ -1,5 +1,5 @@
 /**
- * A value already serialised as JSON, which the reply writer (shard/dispatch.ts) splices into
+ * A value already serialised as JSON, which the reply writer (host/dispatch.ts) splices into
  * the body as it is. Node 20 has no JSON.rawJSON; GET /messages uses this to send cached
  * message JSON without parsing and serialising it again.
  */
@@ -8,6 +8,7 @@ export class RawJson {
   private constructor(
     private readonly text: string | null,
     private readonly items: string[] | null,
+    private readonly joined = false,
   ) {}
 
   static of(json: string): RawJson {
@@ -18,7 +19,17 @@ export class RawJson {
     return new RawJson(null, items);
   }
 
+  /**
+   * JSON given as pieces to be joined as they are (separators included): each piece stays a
+   * flat string until the body's one join, where a piece made by concatenation would be one
+   * more string per piece for the join to flatten.
+   */
+  static pieces(parts: string[]): RawJson {
+    return new RawJson(null, parts, true);
+  }
+
   get json(): string {
+    if (this.joined) return this.items!.join('');
     return this.text ?? `[${this.items!.join(',')}]`;
   }
 
@@ -26,6 +37,10 @@ export class RawJson {
   appendTo(out: string[]): void {
     if (this.text !== null) {
       out.push(this.text);
+      return;
+    }
+    if (this.joined) {
+      for (const part of this.items!) out.push(part);
       return;
     }
     out.push('[');

@@ -1,5 +1,5 @@
 /**
- * What the long-poll desks (front end: shard/desk.ts; shard: api/events/desk.ts) tell each
+ * What the long-poll desks (front end: host/desk.ts; shard: api/events/desk.ts) tell each
  * other over a shard's link (link.ts). The link is one FIFO each way, which is what makes the
  * desks safe: a note the shard sends while it changes something (a queue dropped, a user's
  * credentials changed) reaches the front end before the answer to any request that follows.

@@ -33,7 +33,7 @@ import type { Shard } from './shard.js';
  * Handlers are registered per kind with `defineJobKind`, by the modules that make the jobs
  * (src/api/...), so this layer imports none of them. Each shard thread has its own registry,
  * filled when the api modules load, before the worker calls `start()`. A module loaded on first
- * use (api/registry.ts `lazyModules`) names its kinds with `defineLazyJobKind` instead: the
+ * use (host/registry.ts `lazyModules`) names its kinds with `defineLazyJobKind` instead: the
  * runner loads it when a job of such a kind is due (after a restart, nothing else may have).
  */
 
@@ -81,7 +81,7 @@ export interface JobKind<D = unknown> {
 }
 
 const kinds = new Map<string, JobKind<any>>();
-/** Kinds defined by modules loaded on first use (api/registry.ts): importing one defines its kinds. */
+/** Kinds defined by modules loaded on first use (host/registry.ts): importing one defines its kinds. */
 const lazyKinds = new Map<string, () => Promise<unknown>>();
 
 /**

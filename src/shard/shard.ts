@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import type { RealmState } from '../model/realm-state.js';
 import { MessageIds, MessageIdsExhausted } from '../store/message-ids.js';
 import type { RealmRecord } from '../model/types.js';
@@ -22,7 +22,7 @@ const CLOSE_LIMIT_MS = 5_000;
 
 /**
  * A shard: the realms it owns, their in-memory state, and its LMDB environment. It runs on one
- * thread (a one-thread piscina pool, see shard/pool.ts), or in-process for the admin CLI while
+ * thread (a one-thread piscina pool, see host/pool.ts), or in-process for the admin CLI while
  * the server is stopped.
  */
 export class Shard implements StoreView {
@@ -221,9 +221,9 @@ export class Shard implements StoreView {
     return this.repairing;
   }
 
-  /** Told of every transaction's duration and outcome (shard/metrics.ts sets it in the server). */
+  /** Told of every transaction's duration and outcome (host/metrics.ts sets it in the server). */
   commitObserver: ((seconds: number, ok: boolean) => void) | null = null;
-  /** Set while a cluster copies one of this shard's realms away (shard/realm-moves.ts). */
+  /** Set while a cluster copies one of this shard's realms away (host/realm-moves.ts). */
   writeObserver: ((writes: [Database, Key, unknown][]) => void) | null = null;
   private readonly observer = () => this.writeObserver;
 

@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/lib/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 
 /**

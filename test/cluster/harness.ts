@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { projectRoot } from '../../src/config.js';
+import { projectRoot } from '../../src/lib/config.js';
 import { cleanEnv, CLI } from '../cli/run.js';
 import { freePort, spawnServer, type ServerProcess } from '../startup/spawn.js';
 

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { unpack } from 'msgpackr';
 import t from 'tap';
 import { doCreateRealm } from '../../src/api/realm/actions.js';
-import { loadConfig, resolveConfig } from '../../src/config.js';
+import { loadConfig, resolveConfig } from '../../src/lib/config.js';
 import type { UserRecord } from '../../src/model/types.js';
-import { dispatch } from '../../src/shard/dispatch.js';
-import { runRealmMove } from '../../src/shard/realm-moves.js';
+import { dispatch } from '../../src/host/dispatch.js';
+import { runRealmMove } from '../../src/host/realm-moves.js';
 import { Shard } from '../../src/shard/shard.js';
 import { clearRealm, dumpRealm, loadRows, TABLE_SCOPES, type DumpCursor, type Row } from '../../src/store/realm-copy.js';
 import { openShardStore, type ShardStore } from '../../src/store/shard-store.js';
@@ -15,7 +15,7 @@ import { inProcessShard } from '../helpers/shard.js';
 
 /**
  * A realm's rows out of one shard store and into another (src/store/realm-copy.ts), the write
- * tracking that lets a move copy while the realm is in use (src/shard/realm-moves.ts), and the
+ * tracking that lets a move copy while the realm is in use (src/host/realm-moves.ts), and the
  * pause that holds its writes.
  */
 function all(store: ShardStore, realmId: number): Row[] {

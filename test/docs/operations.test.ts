@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { parse as parseYaml } from 'yaml';
-import { loadConfig, projectRoot, VARIABLES } from '../../src/config.js';
+import { loadConfig, projectRoot, VARIABLES } from '../../src/lib/config.js';
 import { freePort } from '../startup/spawn.js';
 import { mainConf, missingTools, NGINX, prepareSite, run } from '../helpers/nginx.js';
 

@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { projectRoot } from '../../src/config.js';
+import { projectRoot } from '../../src/lib/config.js';
 import { startTestServer } from '../helpers/server.js';
 
 /**

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { operation } from '../../src/api/operation.js';
+import { operation } from '../../src/api-kit/operation.js';
 import { doCreateRealm } from '../../src/api/realm/actions.js';
-import { operations } from '../../src/api/registry.js';
-import { loadConfig, resolveConfig } from '../../src/config.js';
-import { dispatch } from '../../src/shard/dispatch.js';
+import { operations } from '../../src/host/registry.js';
+import { loadConfig, resolveConfig } from '../../src/lib/config.js';
+import { dispatch } from '../../src/host/dispatch.js';
 import { Shard } from '../../src/shard/shard.js';
 
 // A bug in an operation must reach the client as a fixed 500, never as the exception. The shard

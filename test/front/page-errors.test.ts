@@ -1,5 +1,5 @@
 import t from 'tap';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/lib/config.js';
 import { startTestServer } from '../helpers/server.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { request } from 'node:http';
 import t from 'tap';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/lib/config.js';
 import { proxyTrust } from '../../src/front/client-address.js';
 import { startTestServer } from '../helpers/server.js';
 

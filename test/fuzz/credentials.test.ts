@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { allOperations } from '../../src/api/registry.js';
+import { allOperations } from '../../src/host/registry.js';
 import { routes } from '../../src/routes.js';
 import { startTestServer } from '../helpers/server.js';
 
-// The lazily loaded modules' too (api/registry.ts).
+// The lazily loaded modules' too (host/registry.ts).
 const operations = await allOperations();
 
 /**

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { open, type RootDatabase } from 'lmdb';
 import t from 'tap';
-import { allOperations } from '../../src/api/registry.js';
+import { allOperations } from '../../src/host/registry.js';
 import { routes, type Route } from '../../src/routes.js';
 import { checkResponse } from '../helpers/openapi.js';
 import { createUser, startTestServer, type Credentials, type RequestOptions, type TestServer } from '../helpers/server.js';
 
-// The lazily loaded modules' too (api/registry.ts).
+// The lazily loaded modules' too (host/registry.ts).
 const operations = await allOperations();
 
 /**

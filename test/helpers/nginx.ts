@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { projectRoot } from '../../src/config.js';
+import { projectRoot } from '../../src/lib/config.js';
 
 /**
  * Debian's nginx, run by a test with the configuration docs/OPERATIONS.md shows, on free ports

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { doCreateRealm } from '../../src/api/realm/actions.js';
 import { createInitialChannels } from '../../src/api/streams/actions.js';
-import { loadConfig, resolveConfig } from '../../src/config.js';
+import { loadConfig, resolveConfig } from '../../src/lib/config.js';
 import type { RealmState } from '../../src/model/realm-state.js';
 import { ROLE, type Role, type UserRecord } from '../../src/model/types.js';
 import { subscribeToDefaultChannels } from '../../src/api/subscriptions/actions.js';
 import { doCreateUser } from '../../src/api/users/actions.js';
-import { dispatch } from '../../src/shard/dispatch.js';
+import { dispatch } from '../../src/host/dispatch.js';
 import { Shard } from '../../src/shard/shard.js';
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request } from 'node:https';
 import t from 'tap';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/lib/config.js';
 import { MAX_FILE_UPLOAD_SIZE_MIB } from '../../src/store/uploads.js';
 import { freePort } from '../startup/spawn.js';
 import { markdownBlock, missingTools, prepareSite, startNginx } from '../helpers/nginx.js';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { loadConfig, resolveConfig } from '../../src/config.js';
+import { loadConfig, resolveConfig } from '../../src/lib/config.js';
 import { defineJobKind, defineLazyJobKind, jobKindDefined, jobsOf, REFILL_MS, SCAN_LIMIT, startHooks, WINDOW_MS, type JobRun } from '../../src/shard/jobs.js';
 import { Shard } from '../../src/shard/shard.js';
 import { shardPath } from '../../src/store/shard-store.js';
@@ -87,7 +87,7 @@ defineJobKind('test.retrying', {
   },
 });
 
-// A kind whose module loads on first use (api/registry.ts): the load defines it, as an import would.
+// A kind whose module loads on first use (host/registry.ts): the load defines it, as an import would.
 let lazyLoads = 0;
 defineLazyJobKind('test.lazy', async () => {
   lazyLoads++;

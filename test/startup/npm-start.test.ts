@@ -3,7 +3,7 @@ import { builtinModules } from 'node:module';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import t from 'tap';
-import { projectRoot } from '../../src/config.js';
+import { projectRoot } from '../../src/lib/config.js';
 import { tempDir } from '../cli/run.js';
 
 /**

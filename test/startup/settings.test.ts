@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import t from 'tap';
-import { deepMerge, loadConfig, projectRoot, unknownVariables } from '../../src/config.js';
+import { deepMerge, loadConfig, projectRoot, unknownVariables } from '../../src/lib/config.js';
 import { field, http, tempDir } from '../cli/run.js';
 import { runToExit, spawnServer } from './spawn.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/lib/config.js';
 import { startServer } from '../../src/server.js';
 import { tempDir } from '../cli/run.js';
 

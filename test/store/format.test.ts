@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { open } from 'lmdb';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/lib/config.js';
 import { startServer } from '../../src/server.js';
 import { Directory, directoryPath } from '../../src/store/directory.js';
 import { ensureStoreFormat, STORE_FORMAT } from '../../src/store/format.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { loadConfig, resolveConfig } from '../../src/config.js';
+import { loadConfig, resolveConfig } from '../../src/lib/config.js';
 import { Shard } from '../../src/shard/shard.js';
 import { browserMissing, launch, logInAs, person } from './harness.js';
 import { api, freePort, kill9, spawnServer, type Spawned } from './spawn.js';

@@ -2,7 +2,7 @@ import { invalidArgument } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 
 /**
  * Alert words (GET, POST, DELETE /users/me/alert_words), after the reference's

@@ -1,6 +1,6 @@
 import { notFound } from '../../lib/errors.js';
 import { readAvatarImage } from '../../store/avatars.js';
-import { me, operation, type Reply } from '../operation.js';
+import { me, operation, type Reply } from '../../api-kit/operation.js';
 import type { UploadedFile } from '../uploads/index.js';
 import { avatarUrl } from '../users/views.js';
 import { doDeleteOwnAvatar, doSetOwnAvatar } from './actions.js';

@@ -2,7 +2,7 @@ import { ApiError, badRequest } from '../../lib/errors.js';
 import { botDomain } from '../../model/realm-settings.js';
 import { BOT_INTERFACE, BOT_TYPE, ROLE, ROLES, type BotProfile, type Role } from '../../model/types.js';
 import { generateApiKey } from '../../lib/auth.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { isValidEmail } from '../../model/email-addresses.js';
 import { checkFullName, doCreateUser, doDeactivateUser } from '../users/actions.js';
 import { ownerRequired } from '../users/update.js';

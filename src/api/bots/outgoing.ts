@@ -10,7 +10,7 @@ import type { WriteBatch } from '../../store/shard-store.js';
 import { encodeHashComponent, messageUrl } from '../messages/notices.js';
 import { doSendMessage, normalizeContent, sendHooks } from '../messages/send.js';
 import { messageView } from '../messages/views.js';
-import { ZULIP_VERSION } from '../../version.js';
+import { ZULIP_VERSION } from '../../lib/version.js';
 import { EMBEDDED_BOTS } from './embedded.js';
 
 /**

@@ -3,7 +3,7 @@ import { badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 
 /**
  * Bot storage (the reference's BotStorageData, zerver/lib/bot_storage.py): string values under

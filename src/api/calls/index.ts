@@ -1,8 +1,8 @@
 import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { escapeAll as h } from '../../markdown/preprocess.js';
-import { htmlPage } from '../html-page.js';
+import { htmlPage } from '../../api-kit/html-page.js';
 import type { Shard } from '../../shard/shard.js';
-import { me, operation, type Reply } from '../operation.js';
+import { me, operation, type Reply } from '../../api-kit/operation.js';
 
 /**
  * GET /calls/bigbluebutton/create, after the reference's get_bigbluebutton_url: a join link for a

@@ -1,5 +1,5 @@
 import { MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH } from '../../model/channel-folders.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { checkFolderName, doCreateFolder, doReorderFolders, doUpdateFolder } from './actions.js';
 import { channelFoldersView } from './views.js';
 

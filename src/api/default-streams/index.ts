@@ -3,7 +3,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import { flush, outbox, type Outbox } from '../../shard/outbox.js';
 import type { Shard } from '../../shard/shard.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { hasContentAccess, hasMetadataAccess } from '../streams/access.js';
 import { setDefaultStream } from '../streams/changes.js';
 import { checkGroupName, groupById, groupsOf, saveGroups, type DefaultChannelGroup } from '../streams/default-groups.js';

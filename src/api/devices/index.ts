@@ -1,6 +1,6 @@
 import { ApiError } from '../../lib/errors.js';
 import { log } from '../../lib/log.js';
-import { me, operation, type OpContext } from '../operation.js';
+import { me, operation, type OpContext } from '../../api-kit/operation.js';
 import { pushConfigured, sendTestNotification } from '../notify/push/test-notification.js';
 import { checkAppId, checkHuman, devicesOf, doAddDevice, doRemoveDevice, requireToken, validateToken, type DeviceKind } from './actions.js';
 

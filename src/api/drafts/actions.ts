@@ -8,7 +8,7 @@ import type { WriteBatch } from '../../store/shard-store.js';
 import { userSetting } from '../../model/user-settings.js';
 import { MAX_TOPIC_LENGTH, normalizeContent, resolveRecipients } from '../messages/send.js';
 import { hasContentAccess } from '../streams/access.js';
-import { writeOwnRow } from '../personal.js';
+import { writeOwnRow } from '../../api-kit/personal.js';
 import type { DraftInput } from './validate.js';
 
 /**

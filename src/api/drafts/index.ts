@@ -1,4 +1,4 @@
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { checkDraft, checkDraftsEnabled, checkOwnDraft, doCreateDrafts, doDeleteDraft, doEditDraft, draftView, listDrafts } from './actions.js';
 import { parseDraft } from './validate.js';
 

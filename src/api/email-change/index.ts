@@ -1,7 +1,7 @@
 import { mailerFor } from '../../lib/mail.js';
-import { audited } from '../../shard/audit.js';
+import { audited } from '../../api-kit/audit.js';
 import { defineJobKind } from '../../shard/jobs.js';
-import { operation, type Reply } from '../operation.js';
+import { operation, type Reply } from '../../api-kit/operation.js';
 import { deactivatedPage } from '../sessions/pages.js';
 import { doConfirmEmailChange, NOTICE_JOB, type NoticeJob } from './actions.js';
 import { notifyChangeInEmail } from './mail-text.js';

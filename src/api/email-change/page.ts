@@ -1,7 +1,7 @@
 import { escapeAll as h } from '../../markdown/preprocess.js';
 import type { RealmState } from '../../model/realm-state.js';
-import { htmlPage as page } from '../html-page.js';
-import type { Reply } from '../operation.js';
+import { htmlPage as page } from '../../api-kit/html-page.js';
+import type { Reply } from '../../api-kit/operation.js';
 import type { EmailChangeRecord, LinkProblem } from './tokens.js';
 
 /**

@@ -1,7 +1,7 @@
 import { badRequest } from '../../lib/errors.js';
 import { flush, outbox } from '../../shard/outbox.js';
 import { accessBotById } from '../bots/checks.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { hasContentAccess } from '../streams/access.js';
 import { channelEmailToken, emailGatewayBot, encodeEmailAddress, gatewayDomain } from './address.js';
 

@@ -1,5 +1,5 @@
 import { notFound, unauthorized } from '../../lib/errors.js';
-import { me, operation, type Reply } from '../operation.js';
+import { me, operation, type Reply } from '../../api-kit/operation.js';
 import type { UploadedFile } from '../uploads/index.js';
 import { checkAddRealmEmoji, checkRemoveRealmEmoji, emojiImage } from './actions.js';
 import { realmEmojiViews } from '../../model/realm-emoji.js';

@@ -1,6 +1,6 @@
 import { badRequest } from '../../lib/errors.js';
 import { RawJson } from '../../lib/raw-json.js';
-import { me, operation, type OpContext } from '../operation.js';
+import { me, operation, type OpContext } from '../../api-kit/operation.js';
 import { queuesOf } from './manager.js';
 import { registerSchema, type RegisterParams } from './register-params.js';
 import { initialState } from './register-state.js';

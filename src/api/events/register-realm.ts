@@ -1,7 +1,7 @@
 import { EMOJI_API_PATH } from '../../markdown/emoji.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmPermissionSettingsForApi, realmSetting, registerRealmFields } from '../../model/realm-settings.js';
-import { notifyConfig } from '../../config.js';
+import { notifyConfig } from '../../lib/config.js';
 import type { Shard } from '../../shard/shard.js';
 import { MAX_FILE_UPLOAD_SIZE_MIB } from '../../store/uploads.js';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../messages/send.js';

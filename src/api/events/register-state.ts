@@ -1,7 +1,7 @@
 import { groupsView } from '../streams/default-groups.js';
 import { domainsOf, domainView } from '../realm-domains/actions.js';
-import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../version.js';
-import { me, type OpContext } from '../operation.js';
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../lib/version.js';
+import { me, type OpContext } from '../../api-kit/operation.js';
 import { realmPresences } from '../presence/presence.js';
 import type { RegisterParams } from './register-params.js';
 import type { EventQueue } from './queue.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { notFound } from '../../lib/errors.js';
 import { userSetting } from '../../model/user-settings.js';
-import { me, operation, type Reply } from '../operation.js';
+import { me, operation, type Reply } from '../../api-kit/operation.js';
 import { checkDeleteExport, checkExport, doCreateExport, doDeleteExport, exportView, realmExport, realmExports } from './actions.js';
 import { EXPORT_PUBLIC, EXPORT_STANDARD, exportsDir } from './archive.js';
 

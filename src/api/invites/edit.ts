@@ -1,7 +1,7 @@
 import { invalidArgument } from '../../lib/errors.js';
 import { inviteState } from '../../model/invite.js';
 import { ROLES, type Role } from '../../model/types.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { checkCanAddToGroups } from '../user_groups/actions.js';
 import { accessInvite, checkInviteRole, checkInviteStreams, checkWelcomeText, noSuchInvitation } from './checks.js';
 import { emitInvitesChanged, putInvite } from './records.js';

@@ -1,7 +1,7 @@
 import { badRequest, invalidArgument } from '../../lib/errors.js';
 import { inviteState } from '../../model/invite.js';
 import { ROLE, ROLES, type Role } from '../../model/types.js';
-import { me, operation, type OpContext } from '../operation.js';
+import { me, operation, type OpContext } from '../../api-kit/operation.js';
 import { isAdmin } from '../streams/access.js';
 import { doCreateMultiuseInvite, doInviteByEmail, doResendInvite, doRevokeInvite, type InviteSpec } from './actions.js';
 import { checkCanAddToGroups } from '../user_groups/actions.js';

@@ -1,5 +1,5 @@
 import { ApiError } from '../../lib/errors.js';
-import { operation } from '../operation.js';
+import { operation } from '../../api-kit/operation.js';
 import { checkSignup, doAcceptInvite, lookupLink, SignupError } from './join.js';
 import { formPage, problemPage, welcomePage } from './page.js';
 

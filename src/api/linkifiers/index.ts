@@ -1,4 +1,4 @@
-import { operation } from '../operation.js';
+import { operation } from '../../api-kit/operation.js';
 import { checkReorderLinkifiers, cleanInput, doAddLinkifier, doRemoveLinkifier, doUpdateLinkifier } from './actions.js';
 import { linkifiersView } from './views.js';
 

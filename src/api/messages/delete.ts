@@ -9,7 +9,7 @@ import type { Shard } from '../../shard/shard.js';
 import type { HolderCache } from '../../store/flips.js';
 import { firstMessageIn, indexMessage } from '../../store/messages.js';
 import { removeSubmessages } from '../../store/submessages.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { notifyAttachments, unlinkMessageAttachments, type AttachmentLinks } from './attachments.js';
 import { actionAudience, rowUserIds } from './edit-audience.js';
 import { limitSeconds, modifiableMessage, nowSeconds, pastLimit } from './edit-rules.js';

@@ -6,7 +6,7 @@ import { userHasRealmPermission } from '../../model/realm-settings.js';
 import { userHasPermission } from '../../model/groups.js';
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { activeSubscriberIds, hasContentAccess } from '../streams/access.js';
 import {
   checkCanEditContent,

@@ -1,7 +1,7 @@
 import { badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { StreamRecord, UserRecord } from '../../model/types.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { hasContentAccess } from '../streams/access.js';
 import { checkFlagUpdate, doMarkAllAsRead, doMarkChannelAsRead, doUpdateChannelFlags, doUpdateFlags, hasOwnMessageInTopic, type FlagUpdate } from './flags-actions.js';
 import { applyWith, narrowParam, parseNarrow } from './narrow.js';

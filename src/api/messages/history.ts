@@ -1,7 +1,7 @@
 import { badRequest } from '../../lib/errors.js';
 import type { MessageRecord } from '../../model/message.js';
 import { realmSetting } from '../../model/realm-settings.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { accessibleMessage } from './access.js';
 import { htmlDiff } from './edit-diff.js';
 import { shownTopic } from './views.js';

@@ -1,5 +1,5 @@
 import { badRequest } from '../../lib/errors.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { accessibleMessage } from './access.js';
 import { operations as deleteOps } from './delete.js';
 import { operations as edit } from './edit.js';

@@ -3,14 +3,14 @@ import type { MessageRecord } from '../../model/message.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { applyWith, narrowParam, parseNarrow } from './narrow.js';
 import { checkIncludeAnchor, fetchIds, fetchRange, parseAnchor } from './narrow-fetch.js';
 import { planNarrow } from './narrow-plan.js';
 import { searchFields, type SearchQuery } from './narrow-search.js';
 import { RawJson } from '../../lib/raw-json.js';
 import { storedBitsOf } from '../../model/read-state.js';
-import { messageJsonWithFlags, messageWithFlags, shownTopic, type MessageViewOptions } from './views.js';
+import { appendMessageJson, messageWithFlags, shownTopic, type MessageViewOptions } from './views.js';
 
 /** The most messages one GET /messages answers, as the reference limits it. */
 export const MAX_MESSAGES_PER_FETCH = 5000;
@@ -32,7 +32,13 @@ interface ListParams {
 export function messageList(shard: Shard, realm: RealmState, viewer: UserRecord, msgs: MessageRecord[], opts: MessageViewOptions, search: SearchQuery | null): Record<string, unknown>[] | RawJson {
   if (!search) {
     const stored = storedBitsOf(shard, realm, viewer.id, msgs);
-    return RawJson.array(msgs.map((msg) => messageJsonWithFlags(shard, realm, viewer, msg, opts, stored.get(msg.id) ?? 0)));
+    const parts = ['['];
+    for (let i = 0; i < msgs.length; i++) {
+      if (i > 0) parts.push(',');
+      appendMessageJson(shard, realm, viewer, msgs[i], opts, stored.get(msgs[i].id) ?? 0, parts);
+    }
+    parts.push(']');
+    return RawJson.pieces(parts);
   }
   return msgs.map((msg) => {
     const view = messageWithFlags(shard, realm, viewer, msg, opts);

@@ -1,5 +1,5 @@
 import { getMessage } from '../../store/messages.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { applyWith, narrowParam, parseNarrow } from './narrow.js';
 import { planNarrow } from './narrow-plan.js';
 import { plainFields, searchFields } from './narrow-search.js';

@@ -53,7 +53,8 @@ export async function collect(shard: Shard, realm: RealmState, plan: NarrowPlan,
       let stoppedAt: number | null = null;
       for (const id of plan.candidates({ min, max, reverse: range.reverse })) {
         const msg = plan.indexed ? indexedMessage(shard, realm, id) : getMessage(shard, realm, id);
-        if (msg && plan.matches(msg)) {
+        // An exact plan's candidates all match (a page of a topic): its tests would only agree.
+        if (msg && (plan.exact !== null || plan.matches(msg))) {
           out.push(msg);
           if (out.length >= range.limit) return out;
         }

@@ -11,6 +11,7 @@ import { badNarrow, type NarrowTerm } from './narrow.js';
 import { matchesSearch, parseSearch, type SearchQuery } from './narrow-search.js';
 import { isMessageMuted, isTopicFollowed, isTopicMutedByUser } from '../user-topics/muting.js';
 import { VISIBILITY } from '../../model/user-topics.js';
+import { CHANNEL_OPERATORS, channelDriver, clip, exactChannel, type Driver } from './narrow-channel.js';
 
 /**
  * How a narrow is answered. Every term becomes a test on a loaded message; the most selective
@@ -53,26 +54,12 @@ interface Ctx {
 
 type Test = (c: Ctx) => boolean;
 
-/** Candidate ids of one index; `rank` orders the choice, lowest (most selective) first. */
-interface Driver {
-  rank: number;
-  ids(range: IdRange): Iterable<number>;
-  /** The ids are the client's (`id:`), not an index's. */
-  given?: true;
-}
-
 const MENTION_BITS = INDEXED_FLAGS.mentioned;
 const RESOLVED_PREFIX = '✔ ';
 /** The reference's Message.MAX_POSSIBLE_MESSAGE_ID. */
 const MAX_MESSAGE_ID = 2147483647;
-const CHANNEL_OPERATORS = new Set(['channel', 'stream']);
 
 const inRange = (id: number, r: IdRange) => id >= (r.min ?? 0) && id <= (r.max ?? Number.MAX_SAFE_INTEGER);
-const clip = (r: IdRange, min: number, max: number): IdRange | null => {
-  const lo = Math.max(r.min ?? 0, min);
-  const hi = Math.min(r.max ?? Number.MAX_SAFE_INTEGER, max);
-  return lo <= hi ? { min: lo, max: hi, reverse: r.reverse } : null;
-};
 
 class Planner {
   readonly tests: Test[] = [];
@@ -304,31 +291,10 @@ class Planner {
     return this.channelTerms.find((c) => !c.negated)?.stream ?? null;
   }
 
-  /** Channel and topic terms drive by the channel's (or topic's) index. */
+  /** Channel and topic terms drive by the channel's (or topic's) index (narrow-channel.ts). */
   channelDriver(history: boolean): void {
     const stream = this.positiveChannel();
-    if (!stream) return;
-    const { store } = this.shard;
-    const topic = this.topicTerm;
-    const read = (range: IdRange) =>
-      topic !== null ? idsUnder(store.byTopic, [this.r, stream.id, topic], range) : idsUnder(store.byStream, [this.r, stream.id], range);
-    const rank = topic !== null ? 1 : 4;
-    if (history) return void this.drivers.push({ rank, ids: read });
-    // The user's own messages of a channel are those within their subscription intervals, and
-    // those they sent to it unsubscribed or starred without having received them (the tests
-    // keep the ones of this channel): the channel's history outside the intervals is not read.
-    this.drivers.push({
-      rank,
-      ids: (range) => {
-        const sources = this.realm.intervals(this.user.id, stream.id).flatMap(([first, last]) => {
-          const part = clip(range, first, last ?? Number.MAX_SAFE_INTEGER);
-          return part ? [read(part)] : [];
-        });
-        sources.push(idsUnder(store.bySender, [this.r, this.user.id], range));
-        sources.push(idsUnder(store.uflagIdx, [this.r, this.user.id, 'starred'], range));
-        return mergeIds(sources, range.reverse);
-      },
-    });
+    if (stream) this.drivers.push(channelDriver(this.shard, this.realm, this.user, stream, this.topicTerm, history));
   }
 
   /** channels:public with history: the public channels' messages. */
@@ -395,19 +361,7 @@ export function planNarrow(shard: Shard, realm: RealmState, user: UserRecord, te
     : (msg: MessageRecord) =>
         (received(realm, user.id, msg) || (storedBits(shard, realm, user.id, msg.id) & FLAG.historical) !== 0) && canAccessMessage(realm, user, msg);
 
-  // Only a channel term and a topic term, both positive: the channel's (or topic's) index holds
-  // exactly its messages, and history access means canAccessMessage holds for each of them.
-  const count = (ops: (op: string) => boolean) => terms.filter((t) => ops(t.operator)).length;
-  const exact =
-    history &&
-    !opts.excludeMuted &&
-    search === null &&
-    terms.every((t) => !t.negated) &&
-    count((op) => CHANNEL_OPERATORS.has(op)) === 1 &&
-    count((op) => op === 'topic') <= 1 &&
-    count((op) => CHANNEL_OPERATORS.has(op) || op === 'topic') === terms.length
-      ? p.positiveChannel()
-      : null;
+  const exact = exactChannel(terms, history, opts.excludeMuted === true, search, p.positiveChannel());
 
   return {
     history,

@@ -7,7 +7,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { putMessage } from '../../store/messages.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { activeSubscriberIds } from '../streams/access.js';
 import { accessibleMessage, invalidMessage } from './access.js';
 import { activeRealmEmoji } from '../../model/realm-emoji.js';

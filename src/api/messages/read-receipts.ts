@@ -3,7 +3,7 @@ import { FLAG } from '../../model/message.js';
 import { flagBits } from '../../model/read-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
 import { userSetting } from '../../model/user-settings.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { accessibleMessage } from './access.js';
 import { userMessageHolders } from './edit-audience.js';
 

@@ -1,4 +1,4 @@
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { renderMessage } from './render.js';
 
 /**

@@ -3,7 +3,7 @@ import type { MessageRecord } from '../../model/message.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
 import type { UserRecord } from '../../model/types.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { accessibleMessage } from './access.js';
 import { postNotice, silentMention, topicLinkSyntax, unusedFence } from './notices.js';
 import { MAX_MESSAGE_LENGTH, normalizeTopic, truncateContent } from './send.js';

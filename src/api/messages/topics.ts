@@ -1,6 +1,6 @@
 import { badRequest } from '../../lib/errors.js';
 import type { MessageRecord } from '../../model/message.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { hasContentAccess } from '../streams/access.js';
 import { canAccessMessage } from './access.js';
 import { shownTopic } from './views.js';

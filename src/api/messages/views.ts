@@ -112,7 +112,7 @@ interface CachedView {
   avatar: string | undefined;
   avatarVersion: number | undefined;
   channel: string | undefined;
-  /** The view's JSON without its closing brace, followed by `,"flags":`. */
+  /** The view's JSON without its closing brace, followed by `,"flags":`, flattened. */
   head: string;
 }
 
@@ -125,24 +125,31 @@ interface CachedView {
 const viewCache = new WeakMap<MessageRecord, (CachedView | undefined)[]>();
 
 /**
- * The JSON of each flag set, by its bits: a page has a handful of distinct sets (read, read and
- * starred...), and naming and serialising them per message showed in P5's profile. Cleared when
- * it grows past what any realm's mix of flags makes.
+ * The JSON of each flag set with the message's closing brace, by its bits: a page has a handful
+ * of distinct sets (read, read and starred...), and naming and serialising them per message
+ * showed in P5's profile. Cleared when it grows past what any realm's mix of flags makes.
  */
-const flagsJson = new Map<number, string>();
+const flagsTail = new Map<number, string>();
 
-function flagsJsonOf(bits: number): string {
-  let json = flagsJson.get(bits);
+function flagsTailOf(bits: number): string {
+  let json = flagsTail.get(bits);
   if (json === undefined) {
-    if (flagsJson.size >= 1024) flagsJson.clear();
-    flagsJson.set(bits, (json = JSON.stringify(flagNames(bits))));
+    if (flagsTail.size >= 1024) flagsTail.clear();
+    flagsTail.set(bits, (json = `${JSON.stringify(flagNames(bits))}}`));
   }
   return json;
 }
 
-/** messageWithFlags, serialised. */
-export function messageJsonWithFlags(shard: Shard, realm: RealmState, viewer: UserRecord, msg: MessageRecord, opts: MessageViewOptions, stored?: number): string {
-  if (msg.kind !== 'stream') return JSON.stringify(messageWithFlags(shard, realm, viewer, msg, opts));
+/**
+ * messageWithFlags, serialised, appended to `out` in pieces for RawJson.pieces (the cached head
+ * and the flags' tail, each a flat string: no string is made per message); `stored` is the
+ * viewer's stored bits for it, read for the whole page at once (storedBitsOf).
+ */
+export function appendMessageJson(shard: Shard, realm: RealmState, viewer: UserRecord, msg: MessageRecord, opts: MessageViewOptions, stored: number, out: string[]): void {
+  if (msg.kind !== 'stream') {
+    out.push(JSON.stringify(messageWithFlags(shard, realm, viewer, msg, opts)));
+    return;
+  }
   const slot = (opts.applyMarkdown ? 1 : 0) | (opts.clientGravatar ? 2 : 0) | (opts.allowEmptyTopicName ? 4 : 0);
   const sender = realm.users.get(msg.senderId);
   const channel = realm.streams.get(msg.streamId!)?.name;
@@ -159,7 +166,9 @@ export function messageJsonWithFlags(shard: Shard, realm: RealmState, viewer: Us
     cached.avatarVersion !== sender?.avatarVersion ||
     cached.channel !== channel
   ) {
-    const json = JSON.stringify(messageView(shard, realm, viewer, msg, opts));
+    // Serialised with a stand-in for the flags, then cut before it: a slice of one flat string,
+    // which the page's join copies directly (a concatenation would be flattened on every page).
+    const json = JSON.stringify({ ...messageView(shard, realm, viewer, msg, opts), flags: 0 });
     cached = slots[slot] = {
       realm: realm.realm,
       fullName: sender?.fullName,
@@ -167,10 +176,10 @@ export function messageJsonWithFlags(shard: Shard, realm: RealmState, viewer: Us
       avatar: sender?.avatarSource,
       avatarVersion: sender?.avatarVersion,
       channel,
-      head: `${json.slice(0, -1)},"flags":`,
+      head: json.slice(0, -2),
     };
   }
-  return `${cached.head}${flagsJsonOf(flagBits(shard, realm, viewer.id, msg, stored))}}`;
+  out.push(cached.head, flagsTailOf(flagBits(shard, realm, viewer.id, msg, stored)));
 }
 
 /** The view with the viewer's flags, as GET /messages and GET /messages/{id} return it. */

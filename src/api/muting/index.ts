@@ -6,7 +6,7 @@ import type { Shard } from '../../shard/shard.js';
 import { settleReadMark } from '../messages/flags-actions.js';
 import { collect } from '../messages/narrow-fetch.js';
 import { planNarrow } from '../messages/narrow-plan.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { accessUserById } from '../users/access.js';
 
 /**

@@ -4,7 +4,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { userRows } from '../../store/personal.js';
-import { writeOwnRow } from '../personal.js';
+import { writeOwnRow } from '../../api-kit/personal.js';
 
 /**
  * Navigation views (feature level 390): the left-sidebar views a user pins or hides, and custom

@@ -1,5 +1,5 @@
 import { badRequest } from '../../lib/errors.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { checkFragment, checkName, doAddView, doRemoveView, doUpdateView, listViews, navigationView, ownView } from './actions.js';
 
 /** GET, POST /navigation_views; PATCH, DELETE /navigation_views/{fragment} (a fragment may hold slashes). */

@@ -1,4 +1,4 @@
-import { notifyConfig } from '../../config.js';
+import { notifyConfig } from '../../lib/config.js';
 import { log } from '../../lib/log.js';
 import { escapeAll as h } from '../../markdown/preprocess.js';
 import { EMPTY_TOPIC_DISPLAY_NAME, topicKey, type MessageRecord } from '../../model/message.js';

@@ -1,4 +1,4 @@
-import { notifyConfig } from '../../config.js';
+import { notifyConfig } from '../../lib/config.js';
 import { escapeAll as h } from '../../markdown/preprocess.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';

@@ -7,8 +7,8 @@ import { userSetting } from '../../model/user-settings.js';
 import { getMessage } from '../../store/messages.js';
 import { WELCOME_BOT_EMAIL } from '../invites/onboarding.js';
 import { recordNotice } from './notices.js';
-import { pushRegistration } from '../../shard/push-registration.js';
-import { notifyConfig } from '../../config.js';
+import { pushRegistration } from '../../model/push-registration.js';
+import { notifyConfig } from '../../lib/config.js';
 
 /**
  * The reference's missedmessage_hook: a person whose client vanished without closing its event

@@ -1,4 +1,4 @@
-import { notifyConfig } from '../../config.js';
+import { notifyConfig } from '../../lib/config.js';
 import { ACTIVE_PUSH, EMAIL_NOTIFIED, type MessageRecord } from '../../model/message.js';
 import type { Trigger } from '../../model/notifications.js';
 import { storedBits, writeBits } from '../../model/read-state.js';
@@ -6,7 +6,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { Shard } from '../../shard/shard.js';
 import type { WriteBatch } from '../../store/shard-store.js';
 import { queueMissedMessageEmail } from './email-batch.js';
-import { pushRegistration } from '../../shard/push-registration.js';
+import { pushRegistration } from '../../model/push-registration.js';
 import { schedulePush } from './push/notify.js';
 
 /** What one user is to be told of one message: the reference's maybe_enqueue_notifications. */

@@ -1,4 +1,4 @@
-import { notifyConfig } from '../../config.js';
+import { notifyConfig } from '../../lib/config.js';
 import { ACTIVE_PUSH, FLAG, INDEXED_FLAGS, type MessageRecord } from '../../model/message.js';
 import { emailTrigger, mentionedGroups, notifiableIfIdle, notifiedByChannelSettings, notifyData, pushTrigger, type MessageFacts, type UserNotifyData } from '../../model/notifications.js';
 import { flagBits, received, storedBits, writeBits } from '../../model/read-state.js';
@@ -14,7 +14,7 @@ import { sendHooks } from '../messages/send.js';
 import { isIdle } from './idle.js';
 import { recordNotice } from './notices.js';
 import { scheduleRemoval } from './push/notify.js';
-import { pushRegistration } from '../../shard/push-registration.js';
+import { pushRegistration } from '../../model/push-registration.js';
 
 /**
  * Where notifications of people who are away start: a send (the reference's process_message_event),

@@ -1,6 +1,6 @@
 import { escapeAll as h } from '../../markdown/preprocess.js';
-import { htmlPage } from '../html-page.js';
-import { operation, type Reply } from '../operation.js';
+import { htmlPage } from '../../api-kit/html-page.js';
+import { operation, type Reply } from '../../api-kit/operation.js';
 import { userSetting } from '../../model/user-settings.js';
 import { doUpdateSettings } from '../settings/actions.js';
 import { unsubscribeOwner } from './store.js';

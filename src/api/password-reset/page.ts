@@ -1,8 +1,8 @@
 import { escapeAll as h } from '../../markdown/preprocess.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
-import { htmlPage as page } from '../html-page.js';
-import type { Reply } from '../operation.js';
+import { htmlPage as page } from '../../api-kit/html-page.js';
+import type { Reply } from '../../api-kit/operation.js';
 
 /**
  * The pages of a password reset, in the frame of the invitation pages (html-page.ts). None says

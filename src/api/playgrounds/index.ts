@@ -1,4 +1,4 @@
-import { operation } from '../operation.js';
+import { operation } from '../../api-kit/operation.js';
 import { checkPygmentsLanguage, doAddPlayground, doRemovePlayground } from './actions.js';
 
 /** POST /realm/playgrounds and DELETE /realm/playgrounds/{playground_id}: administrators only. */

@@ -1,5 +1,5 @@
 import { badRequest } from '../../lib/errors.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { userByIdOrEmail } from '../users/access.js';
 import { doUpdatePresence, legacyPresence, sharesPresence, OFFLINE_THRESHOLD_SECS, presenceRecord, realmPresences } from './presence.js';
 

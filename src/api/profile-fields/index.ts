@@ -1,4 +1,4 @@
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { notForBots } from '../users/access.js';
 import {
   checkProfileData,

@@ -1,4 +1,4 @@
-import { operation } from '../operation.js';
+import { operation } from '../../api-kit/operation.js';
 import { checkNewDomain, doAddDomain, doChangeDomain, doRemoveDomain, domainsOf, domainView, existingDomain } from './actions.js';
 
 /**

@@ -6,7 +6,7 @@ import type { RealmImage } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { readAvatarImage } from '../../store/avatars.js';
 import { ACCEPTED_IMAGE_TYPES, badImage, scaleRealmImage } from '../avatars/image.js';
-import { operation, type Reply } from '../operation.js';
+import { operation, type Reply } from '../../api-kit/operation.js';
 import type { UploadedFile } from '../uploads/index.js';
 import { checkTmpPath, contentTypeFor } from '../uploads/files.js';
 

@@ -4,7 +4,7 @@ import type { Shard } from '../../shard/shard.js';
 /**
  * Deactivates or reactivates a realm (the admin CLI runs these). A deactivated realm keeps all
  * its data; every authenticated request to it fails with REALM_DEACTIVATED (401), which is how
- * clients learn of it (shard/dispatch.ts). Returns false when the realm was already in that
+ * clients learn of it (host/dispatch.ts). Returns false when the realm was already in that
  * state, so the command can be repeated safely.
  */
 export async function doSetRealmDeactivated(shard: Shard, realm: RealmState, deactivated: boolean): Promise<boolean> {

@@ -2,7 +2,7 @@ import { ApiError, badRequest } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { groupSettingForApi, REALM_GROUP_SETTINGS, realmGroupSetting, realmSetting } from '../../model/realm-settings.js';
 import { ROLE, type GroupSetting, type UserRecord } from '../../model/types.js';
-import type { ParamSchema } from '../operation.js';
+import type { ParamSchema } from '../../api-kit/operation.js';
 import { checkGroupSettingValue, groupSettingChanges, parseGroupSettingChange } from '../user_groups/group-values.js';
 import { LANGUAGE_CODES } from './languages.js';
 

@@ -3,7 +3,7 @@ import { groupSettingForApi, isRealmGroupSetting } from '../../model/realm-setti
 import type { GroupSetting, RealmRecord } from '../../model/types.js';
 import type { ShardEvent } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { AccessWatch } from '../users/access-events.js';
 import { checkRealmUpdate, updateRealmParams, type RealmUpdatePlan, type RealmUpdateParams } from './settings.js';
 

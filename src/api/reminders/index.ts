@@ -1,4 +1,4 @@
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { accessibleMessage } from '../messages/access.js';
 import { renderMessage } from '../messages/render.js';
 import { clientName, normalizeContent } from '../messages/send.js';

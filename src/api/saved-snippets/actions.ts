@@ -5,7 +5,7 @@ import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { userRows } from '../../store/personal.js';
 import { MAX_MESSAGE_LENGTH } from '../messages/send.js';
-import { writeOwnRow } from '../personal.js';
+import { writeOwnRow } from '../../api-kit/personal.js';
 
 /**
  * Saved snippets (feature level 297, editing 368): text a user inserts into messages, kept for

@@ -1,5 +1,5 @@
 import { badRequest } from '../../lib/errors.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { checkSnippetText, doCreateSnippet, doDeleteSnippet, doEditSnippet, listSnippets, snippetView } from './actions.js';
 
 /** GET, POST /saved_snippets; PATCH, DELETE /saved_snippets/{saved_snippet_id}. */

@@ -1,5 +1,5 @@
 import { badRequest } from '../../lib/errors.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { clientName } from '../messages/send.js';
 import { checkFuture, doDeleteScheduled, doEditScheduled, doScheduleMessage, pendingScheduled, scheduledView, type ScheduledEdit } from './actions.js';
 // Registers the delivery job's kind (shard/jobs.ts) in every shard thread that loads the api.

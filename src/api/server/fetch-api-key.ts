@@ -3,7 +3,7 @@ import { authenticationFailed, badRequest, rateLimited, realmDeactivated, userDe
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
-import { operation, type OpContext } from '../operation.js';
+import { operation, type OpContext } from '../../api-kit/operation.js';
 import { AttemptLimiter } from '../../lib/rate-limit.js';
 
 // One limiter per shard: the shard's thread is the only one that sees its realms' logins.

@@ -1,8 +1,8 @@
 import { realmImageUrl, realmSetting } from '../../model/realm-settings.js';
-import { operation } from '../operation.js';
+import { operation } from '../../api-kit/operation.js';
 import { fetchApiKey } from './fetch-api-key.js';
-import { pushRegistration } from '../../shard/push-registration.js';
-import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../version.js';
+import { pushRegistration } from '../../model/push-registration.js';
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../lib/version.js';
 
 /** GET /server_settings: no authentication; what a client needs to show a login prompt. */
 const settings = operation({

@@ -4,7 +4,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import { findSession, parseSessionCookie } from '../../store/sessions.js';
 import type { StoreView } from '../../store/shard-store.js';
-import type { BrowserRequest, SessionRef } from '../operation.js';
+import type { BrowserRequest, SessionRef } from '../../api-kit/operation.js';
 
 /**
  * Cookie authentication, for the web app's /json/ routes and the upload links it opens, as the

@@ -1,7 +1,7 @@
 import { ApiError } from '../../lib/errors.js';
-import { audited } from '../../shard/audit.js';
+import { audited } from '../../api-kit/audit.js';
 import { deleteSession, deleteUserSessions, newSessionSecrets, putSession, sessionCookieValue } from '../../store/sessions.js';
-import { operation, type OpContext } from '../operation.js';
+import { operation, type OpContext } from '../../api-kit/operation.js';
 import { loggedIn, passwordLogin } from '../server/fetch-api-key.js';
 import { checkCsrf, nowSeconds, sessionUser } from './auth.js';
 import { loginCookies, logoutCookies, SESSION_AGE_SECONDS } from './cookies.js';
@@ -128,7 +128,7 @@ const signup = operation({
   handler: (ctx) => ({ __reply: ctx.realm.realm.deactivated ? deactivatedPage() : signupPage(ctx.realm) }),
 });
 
-// Logins through the login page are audited as API key logins are (shard/audit.ts).
+// Logins through the login page are audited as API key logins are (api-kit/audit.ts).
 audited('sessions.login', { event: 'login', failures: true, fields: (p) => ({ username: p.username, via: 'web' }) });
 audited('sessions.logout', { event: 'logout' });
 

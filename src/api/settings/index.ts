@@ -1,5 +1,5 @@
 import { doStartEmailChange, takeEmailChangeAllowance } from '../email-change/actions.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { checkPasswordChange, checkSettingsUpdate, doUpdateSettings, type SettingsParams } from './actions.js';
 import { preferenceProperties } from './params.js';
 

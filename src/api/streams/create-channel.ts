@@ -3,7 +3,7 @@ import { parseFolderId } from '../channel-folders/actions.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { GroupSetting } from '../../model/types.js';
 import { flush, outbox } from '../../shard/outbox.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { addSubscriptions } from '../subscriptions/actions.js';
 import { resolvePrincipals } from '../subscriptions/checks.js';
 import { isGuest } from './access.js';

@@ -7,7 +7,7 @@ import { getMessage, idsUnder } from '../../store/messages.js';
 import { canAccessMessage } from '../messages/access.js';
 import { doDeleteMessages } from '../messages/delete.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../model/message.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { setTopicVisibility } from '../user-topics/actions.js';
 import { hasContentAccess } from './access.js';
 

@@ -1,6 +1,6 @@
 import { badRequest } from '../../lib/errors.js';
 import type { StreamRecord } from '../../model/types.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { hasContentAccess, hasMetadataAccess, isAdmin, isGuest, isSubscribed } from './access.js';
 import { operations as updateOperations } from './update.js';
 import { operations as memberOperations } from './members.js';

@@ -1,5 +1,5 @@
 import { badRequest } from '../../lib/errors.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { activeSubscriberIds, hasMetadataAccess, isGuest, isSubscribed } from './access.js';
 
 /**

@@ -2,7 +2,7 @@ import { ApiError, badRequest, insufficientPermission, invalidArgument } from '.
 import type { RealmState } from '../../model/realm-state.js';
 import { ROLE, type GroupSetting, type StreamRecord, type UserRecord } from '../../model/types.js';
 import { flush, outbox } from '../../shard/outbox.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { canAdministerChannel, hasContentAccess, isAdmin } from './access.js';
 import {
   archiveStream,

@@ -6,7 +6,7 @@ import type { Shard } from '../../shard/shard.js';
 import { addSubmessage, submessagesOf } from '../../store/submessages.js';
 import { accessibleMessage } from '../messages/access.js';
 import { actionAudience } from '../messages/edit-audience.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { checkWidgetData, widgetType } from './widgets.js';
 
 /**

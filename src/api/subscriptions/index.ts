@@ -1,4 +1,4 @@
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { activeSubscriberIds } from '../streams/access.js';
 import { flush, outbox } from '../../shard/outbox.js';
 import { channelOptionParams } from '../streams/create-channel.js';

@@ -3,7 +3,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { SubscriptionRecord, UserRecord } from '../../model/types.js';
 import { flush, outbox, queueEvent, type Outbox } from '../../shard/outbox.js';
 import type { Shard } from '../../shard/shard.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { hasContentAccess } from '../streams/access.js';
 import { checkColor } from './checks.js';
 

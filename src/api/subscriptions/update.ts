@@ -1,7 +1,7 @@
 import { badRequest } from '../../lib/errors.js';
 import { canAccessUser } from '../../model/user-access.js';
 import { flush, outbox } from '../../shard/outbox.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { hasMetadataAccess } from '../streams/access.js';
 import { noSuchUser, userById } from '../users/access.js';
 import { checkAddRequest, checkRemoveRequest } from './requests.js';

@@ -5,7 +5,7 @@ import type { StreamRecord, UserRecord } from '../../model/types.js';
 import { userSetting } from '../../model/user-settings.js';
 import { accessibleMessage } from '../messages/access.js';
 import { checkCanPost } from '../messages/send.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { activeSubscriberIds, hasContentAccess } from '../streams/access.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../model/message.js';
 

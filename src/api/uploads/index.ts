@@ -1,10 +1,10 @@
 import { ApiError, badRequest, unauthorized } from '../../lib/errors.js';
 import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
-import type { Reply } from '../operation.js';
+import type { Reply } from '../../api-kit/operation.js';
 import type { Shard } from '../../shard/shard.js';
 import { attachmentByPath, deleteAttachment, getAttachment, insertAttachment, MAX_FILE_UPLOAD_BYTES, MAX_FILE_UPLOAD_SIZE_MIB, ownedAttachmentIds, uploadSpaceUsed, type AttachmentRecord } from '../../store/uploads.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { attachmentView, mayAccessAttachment } from '../messages/attachments.js';
 import { checkTmpPath, contentTypeFor, fileHeaders, newPathId, pathIdFromToken, placeUpload, removeUpload, sanitizeName, temporaryUrl, uploadPath, uploadUrl } from './files.js';
 

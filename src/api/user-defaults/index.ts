@@ -2,7 +2,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { RealmRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { realmDefault, USER_SETTING_DEFAULTS } from '../../model/user-settings.js';
-import { operation } from '../operation.js';
+import { operation } from '../../api-kit/operation.js';
 import { checkValues } from '../settings/actions.js';
 import { preferenceProperties } from '../settings/params.js';
 

@@ -1,4 +1,4 @@
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { accessUserById, notForBots } from '../users/access.js';
 import { checkStatusUpdate, doUpdateStatus, type StatusParams } from './actions.js';
 import { statusView } from './views.js';

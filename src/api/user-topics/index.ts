@@ -5,7 +5,7 @@ import type { StreamRecord, UserRecord } from '../../model/types.js';
 import { flush, outbox, queueEvent } from '../../shard/outbox.js';
 import { MAX_TOPIC_LENGTH } from '../messages/send.js';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../model/message.js';
-import { me, operation, type OpContext } from '../operation.js';
+import { me, operation, type OpContext } from '../../api-kit/operation.js';
 import { hasContentAccess } from '../streams/access.js';
 import { setTopicVisibility } from './actions.js';
 

@@ -2,7 +2,7 @@ import { badRequest } from '../../lib/errors.js';
 import { GROUP_PERMISSION_SETTINGS, recursiveMemberIds, recursiveSubgroupIds } from '../../model/groups.js';
 import { groupSettingForApi } from '../../model/realm-settings.js';
 import type { GroupSetting } from '../../model/types.js';
-import { me, operation, type OpContext } from '../operation.js';
+import { me, operation, type OpContext } from '../../api-kit/operation.js';
 import { checkGroupSettingValue, groupSettingChanges, parseGroupSettingChange, parseGroupSettingValue } from './group-values.js';
 import { noSuchUser } from '../users/access.js';
 import {

@@ -2,7 +2,7 @@ import { isValidEmail, realmRefusals } from '../../model/email-addresses.js';
 import { ApiError, badRequest, insufficientPermission } from '../../lib/errors.js';
 import { BOT_TYPE, ROLE } from '../../model/types.js';
 import { checkBotNameAvailable, checkCanCreateBot } from './bot-checks.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { canAdminUser, noSuchUser, userById } from './access.js';
 import { ownerRequired } from './update.js';
 import { activeHumanOwners, checkFullName, doCreateUser, doDeactivateUser, doReactivateUser } from './actions.js';

@@ -2,7 +2,7 @@ import { badRequest, insufficientPermission, unauthorized } from '../../lib/erro
 import { accessFilter, canAccessUser } from '../../model/user-access.js';
 import { realmSetting } from '../../model/realm-settings.js';
 import { maxMessageId } from '../../store/messages.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { userByIdOrEmail } from './access.js';
 import { inaccessibleUserView, ownUserView, userView } from './views.js';
 

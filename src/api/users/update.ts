@@ -4,7 +4,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import { ROLE, type Role, type UserRecord } from '../../model/types.js';
 import { flush, outbox, queueEvent } from '../../shard/outbox.js';
 import type { Shard } from '../../shard/shard.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import { defaultStreamIds } from '../../model/default-streams.js';
 import { hasMetadataAccess } from '../streams/access.js';
 import { queueSightChange } from '../streams/changes.js';

@@ -3,7 +3,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { doSendMessage, normalizeContent, normalizeTopic, checkCanPost } from '../messages/send.js';
-import { me, operation } from '../operation.js';
+import { me, operation } from '../../api-kit/operation.js';
 import './alertmanager.js';
 import './azuredevops.js';
 import './bitbucket2.js';

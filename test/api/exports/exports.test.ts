@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { extract } from 'tar-stream';
 import { existsSync, readdirSync } from 'node:fs';
-import { loadConfig, resolveConfig } from '../../../src/config.js';
+import { loadConfig, resolveConfig } from '../../../src/lib/config.js';
 import { doCreateExport, realmExports } from '../../../src/api/exports/actions.js';
 import { EXPORT_PUBLIC, exportsDir } from '../../../src/api/exports/archive.js';
 import { ROLE } from '../../../src/model/types.js';
@@ -182,7 +182,7 @@ t.test('data exports', async (t) => {
     t.ok((await download(ts, live.export_url)).has('realm.json'), 'an archive still downloads');
   });
 
-  // The exports module loads with its first request (api/registry.ts lazyModules): a job left
+  // The exports module loads with its first request (host/registry.ts lazyModules): a job left
   // by a stop must still find its handler, with no request having loaded the module.
   t.test('an export left pending by a stop is made after the restart, before any request loads its module', async (t) => {
     await ts.close();

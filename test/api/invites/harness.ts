@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { SMTPServer } from 'smtp-server';
 import { doCreateUser } from '../../../src/api/users/actions.js';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/lib/config.js';
 import type { RealmState } from '../../../src/model/realm-state.js';
 import { ROLE, type GroupRecord } from '../../../src/model/types.js';
 import type { Shard } from '../../../src/shard/shard.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { lookupLink } from '../../../src/api/invites/join.js';
 import { WELCOME_BOT_EMAIL } from '../../../src/api/invites/onboarding.js';
-import { dispatch } from '../../../src/shard/dispatch.js';
+import { dispatch } from '../../../src/host/dispatch.js';
 import { inProcessShard } from '../../helpers/shard.js';
 
 /**

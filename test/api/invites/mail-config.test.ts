@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ConfigError, loadConfig, resolveConfig } from '../../../src/config.js';
+import { ConfigError, loadConfig, resolveConfig } from '../../../src/lib/config.js';
 import { Mailer } from '../../../src/lib/mail.js';
 
 /** The mail settings: validated loudly at start, and settable from the environment. */

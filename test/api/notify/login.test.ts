@@ -1,5 +1,5 @@
 import t from 'tap';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/lib/config.js';
 import { startServer } from '../../../src/server.js';
 import { createUser, startTestServer } from '../../helpers/server.js';
 import { startSmtpSink } from '../../helpers/smtp-sink.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { request } from 'node:http';
 import t from 'tap';
 import { createResetToken, doResetPassword, lookupResetToken } from '../../../src/api/password-reset/tokens.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/lib/config.js';
 import { inProcessShard } from '../../helpers/shard.js';
 import { createUser, startTestServer, type TestServer } from '../../helpers/server.js';
 

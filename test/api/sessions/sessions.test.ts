@@ -2,7 +2,7 @@ import t from 'tap';
 import { createUser, startTestServer } from '../../helpers/server.js';
 import { browse, Jar, json, logIn } from '../../helpers/browser-http.js';
 import { uploadFiles } from '../../helpers/upload.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/lib/config.js';
 import { startServer } from '../../../src/server.js';
 import { editRealms } from '../users/restart.js';
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { SWEEP_EVERY_MS, SWEEP_KIND, SWEEP_LIMIT } from '../../../src/api/sessions/sweep.js';
 import { hashPassword } from '../../../src/lib/auth.js';
-import { dispatch } from '../../../src/shard/dispatch.js';
+import { dispatch } from '../../../src/host/dispatch.js';
 import { jobsOf } from '../../../src/shard/jobs.js';
 import type { Shard } from '../../../src/shard/shard.js';
 import { newSessionSecrets, putSession, type SessionRecord } from '../../../src/store/sessions.js';

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/lib/config.js';
 import { startServer } from '../../../src/server.js';
 import { Shard } from '../../../src/shard/shard.js';
 import type { EmailChangeRecord } from '../../../src/api/email-change/tokens.js';

@@ -5,7 +5,7 @@ import { doCreateRealm } from '../../../src/api/realm/actions.js';
 import { createInitialChannels } from '../../../src/api/streams/actions.js';
 import { subscribeToDefaultChannels } from '../../../src/api/subscriptions/actions.js';
 import { doCreateUser } from '../../../src/api/users/actions.js';
-import { loadConfig, resolveConfig, type Config } from '../../../src/config.js';
+import { loadConfig, resolveConfig, type Config } from '../../../src/lib/config.js';
 import type { RealmState } from '../../../src/model/realm-state.js';
 import { ROLE, type Role, type UserRecord } from '../../../src/model/types.js';
 import { createRealm } from '../../../src/realms.js';

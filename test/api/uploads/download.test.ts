@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { loadConfig, resolveConfig } from '../../../src/config.js';
+import { loadConfig, resolveConfig } from '../../../src/lib/config.js';
 import { createRealm, inProcess } from '../../../src/realms.js';
 import { Directory } from '../../../src/store/directory.js';
 import { checkResponse } from '../../helpers/openapi.js';

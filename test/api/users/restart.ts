@@ -1,5 +1,5 @@
 import type { CreatedRealm } from '../../../src/api/realm/actions.js';
-import { loadConfig, type ResolvedConfig } from '../../../src/config.js';
+import { loadConfig, type ResolvedConfig } from '../../../src/lib/config.js';
 import type { RealmState } from '../../../src/model/realm-state.js';
 import type { Role } from '../../../src/model/types.js';
 import { createRealm, inProcess } from '../../../src/realms.js';

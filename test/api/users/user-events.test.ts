@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { doCreateRealm } from '../../../src/api/realm/actions.js';
 import { doCreateUser, doDeactivateUser, doReactivateUser } from '../../../src/api/users/actions.js';
-import { loadConfig, resolveConfig } from '../../../src/config.js';
+import { loadConfig, resolveConfig } from '../../../src/lib/config.js';
 import { BOT_TYPE } from '../../../src/model/types.js';
 import type { ShardEvent } from '../../../src/shard/events.js';
 import { Shard } from '../../../src/shard/shard.js';

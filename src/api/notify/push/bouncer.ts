@@ -1,4 +1,4 @@
-import { ZULIP_VERSION } from '../../../version.js';
+import { ZULIP_VERSION } from '../../../lib/version.js';
 
 /**
  * The client side of the push notification service's protocol (the reference's

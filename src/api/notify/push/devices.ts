@@ -1,4 +1,4 @@
-import { pushConfig } from '../../../config.js';
+import { pushConfig } from '../../../lib/config.js';
 import { log } from '../../../lib/log.js';
 import type { RealmState } from '../../../model/realm-state.js';
 import type { DeviceRecord } from '../../../model/types.js';
@@ -6,7 +6,7 @@ import { defineJobKind, jobsOf } from '../../../shard/jobs.js';
 import type { Shard } from '../../../shard/shard.js';
 import type { WriteBatch } from '../../../store/shard-store.js';
 import { BouncerError, sendToBouncer } from './bouncer.js';
-import { pushRegistration, realmUuid, userUuid } from '../../../shard/push-registration.js';
+import { pushRegistration, realmUuid, userUuid } from '../../../model/push-registration.js';
 
 /**
  * The device tokens the apps register here (POST /users/me/apns_device_token and

@@ -1,4 +1,4 @@
-import { pushConfig } from '../../../config.js';
+import { pushConfig } from '../../../lib/config.js';
 import { log } from '../../../lib/log.js';
 import { ACTIVE_PUSH, FLAG, INDEXED_FLAGS } from '../../../model/message.js';
 import { MENTION_TRIGGERS, type Trigger } from '../../../model/notifications.js';
@@ -15,7 +15,7 @@ import { canAccessMessage } from '../../messages/access.js';
 import { smallestMentionedGroup } from '../groups.js';
 import { BouncerError, sendToBouncer } from './bouncer.js';
 import { messagePayloads, removalPayloads, type Payloads } from './payload.js';
-import { pushRegistration, realmUuid, userUuid, type PushRegistration } from '../../../shard/push-registration.js';
+import { pushRegistration, realmUuid, userUuid, type PushRegistration } from '../../../model/push-registration.js';
 import { applyRealmPushStatus } from './realm-status.js';
 
 /**

@@ -7,7 +7,7 @@ import type { Shard } from '../../../shard/shard.js';
 import { idsUnder } from '../../../store/messages.js';
 import type { WriteBatch } from '../../../store/shard-store.js';
 import { pushKey, scheduleRemoval } from './notify.js';
-import { pushRegistration } from '../../../shard/push-registration.js';
+import { pushRegistration } from '../../../model/push-registration.js';
 
 /**
  * Notifications leave the phones when their messages are read or deleted, whichever action did

@@ -1,10 +1,10 @@
-import { pushConfig } from '../../../config.js';
+import { pushConfig } from '../../../lib/config.js';
 import { ApiError } from '../../../lib/errors.js';
 import type { RealmState } from '../../../model/realm-state.js';
 import type { DeviceRecord, UserRecord } from '../../../model/types.js';
 import type { Shard } from '../../../shard/shard.js';
 import { BouncerError, sendToBouncer } from './bouncer.js';
-import { pushRegistration, realmUuid, userUuid } from '../../../shard/push-registration.js';
+import { pushRegistration, realmUuid, userUuid } from '../../../model/push-registration.js';
 
 /**
  * POST /mobile_push/test_notification once the server is registered: the reference's

@@ -3,7 +3,7 @@ import type { Shard } from '../../../shard/shard.js';
 import type { DeviceRecord } from '../../../model/types.js';
 import { forwardDevice } from './devices.js';
 import { applyRealmPushStatus } from './realm-status.js';
-import { pushRegistration, realmUuid } from '../../../shard/push-registration.js';
+import { pushRegistration, realmUuid } from '../../../model/push-registration.js';
 
 /**
  * Follows the registration file (`stoa push register` writes it while the server runs): when it

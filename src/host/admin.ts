@@ -1,7 +1,7 @@
 import { doCreateRealm, type NewRealm } from '../api/realm/actions.js';
-import type { Shard } from './shard.js';
+import type { Shard } from '../shard/shard.js';
 import { metricsOf } from './metrics.js';
-import { runUserCommand, type UserCommand } from '../api/admin/user-commands.js';
+import { runUserCommand, type UserCommand } from './user-commands.js';
 import { doSetRealmDeactivated } from '../api/realm/deactivate.js';
 import { deliverMail, knowsAddress, type InboundMail } from '../api/email-gateway/deliver.js';
 import { runRealmMove, type RealmMoveTask } from './realm-moves.js';
@@ -21,7 +21,7 @@ export type AdminTask =
   | { kind: 'admin'; op: 'mail'; mail: InboundMail }
   /** The check after start (server.ts) found these tables of the shard's store damaged: refuse their reads. */
   | { kind: 'admin'; op: 'damaged'; tables: [table: string, detail: string][] }
-  /** A cluster moving a realm (shard/realm-moves.ts). */
+  /** A cluster moving a realm (host/realm-moves.ts). */
   | RealmMoveTask;
 
 export async function runAdmin(shard: Shard, task: AdminTask): Promise<unknown> {

@@ -1,7 +1,7 @@
 import { rateLimited } from '../lib/errors.js';
 import type { RateLimiter } from '../lib/rate-limit.js';
 import type { Reply } from './dispatch.js';
-import type { DeskTask, Grant, ShardNote } from './desk-wire.js';
+import type { DeskTask, Grant, ShardNote } from '../shard/desk-wire.js';
 
 /**
  * The front end's long-poll desks for one shard: copies of queues' unacknowledged events, kept

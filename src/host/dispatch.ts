@@ -1,6 +1,6 @@
-import type { BrowserRequest, OpContext, Operation, Reply, SessionRef } from '../api/operation.js';
+import type { BrowserRequest, OpContext, Operation, Reply, SessionRef } from '../api-kit/operation.js';
 import { checkCsrf, sessionRequired, sessionUser } from '../api/sessions/auth.js';
-import { loadOperation, operations } from '../api/registry.js';
+import { loadOperation, operations } from './registry.js';
 import { constantTimeEqual, parseBasic } from '../lib/auth.js';
 import { userLimitersOf } from '../lib/rate-limit.js';
 import { ApiError, internalErrorBody, invalidApiKey, missingArgument, rateLimited, realmDeactivated, realmUnavailable, unauthorized, userDeactivated } from '../lib/errors.js';
@@ -9,9 +9,9 @@ import { parseParams } from '../lib/params.js';
 import { RawJson, stringifyWithRaw } from '../lib/raw-json.js';
 import type { RealmState } from '../model/realm-state.js';
 import { BOT_TYPE, ROLE, type UserRecord } from '../model/types.js';
-import { isWrite } from './realm-gate.js';
-import type { Shard } from './shard.js';
-import { auditRequest } from './audit.js';
+import { isWrite } from '../shard/realm-gate.js';
+import type { Shard } from '../shard/shard.js';
+import { auditRequest } from '../api-kit/audit.js';
 
 /** What the front end sends for one HTTP request. */
 export interface RequestTask {
@@ -42,7 +42,7 @@ export interface RequestTask {
   addressOver?: number;
 }
 
-export type { Reply } from '../api/operation.js';
+export type { Reply } from '../api-kit/operation.js';
 
 // Compared against when the email is unknown, so a miss costs what a wrong key costs.
 const DUMMY_KEY = 'x'.repeat(32);

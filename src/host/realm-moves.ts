@@ -4,7 +4,7 @@ import { deleteJob } from '../store/jobs.js';
 import type { Database } from 'lmdb';
 import { clearRealm, deltaRows, dumpRealm, loadRows, realmOfWrite, TABLE_SCOPES, type DumpCursor } from '../store/realm-copy.js';
 import type { Key, ShardTable } from '../store/shard-store.js';
-import type { Shard } from './shard.js';
+import type { Shard } from '../shard/shard.js';
 
 /**
  * What a shard does for a cluster moving one of its realms (src/cluster/moves.ts drives it from

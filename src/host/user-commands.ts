@@ -1,16 +1,16 @@
-import { ApiError } from '../../lib/errors.js';
-import { generatePassword } from '../../lib/auth.js';
-import { auditLog } from '../../lib/log.js';
-import type { RealmState } from '../../model/realm-state.js';
-import { ROLE, type Role, type UserRecord } from '../../model/types.js';
-import { flush, outbox } from '../../shard/outbox.js';
-import type { Shard } from '../../shard/shard.js';
-import { doChangeUserEmail } from '../email-change/actions.js';
-import { createResetToken, resetLink } from '../password-reset/tokens.js';
-import { attemptKey, limiterOf } from '../server/fetch-api-key.js';
-import { isValidEmail } from '../../model/email-addresses.js';
-import { activeHumanOwners, checkCreateUser, doCreateUser, doDeactivateUser, doReactivateUser } from '../users/actions.js';
-import { changeRole } from '../users/update.js';
+import { ApiError } from '../lib/errors.js';
+import { generatePassword } from '../lib/auth.js';
+import { auditLog } from '../lib/log.js';
+import type { RealmState } from '../model/realm-state.js';
+import { ROLE, type Role, type UserRecord } from '../model/types.js';
+import { flush, outbox } from '../shard/outbox.js';
+import type { Shard } from '../shard/shard.js';
+import { doChangeUserEmail } from '../api/email-change/actions.js';
+import { createResetToken, resetLink } from '../api/password-reset/tokens.js';
+import { attemptKey, limiterOf } from '../api/server/fetch-api-key.js';
+import { isValidEmail } from '../model/email-addresses.js';
+import { activeHumanOwners, checkCreateUser, doCreateUser, doDeactivateUser, doReactivateUser } from '../api/users/actions.js';
+import { changeRole } from '../api/users/update.js';
 
 /**
  * The admin CLI's `stoa user ...` commands, run in the realm's shard (a folder above the

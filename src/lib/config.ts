@@ -3,11 +3,11 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { rangeProblem } from './lib/address-ranges.js';
-import type { EmailConfig } from './lib/mail.js';
+import { rangeProblem } from './address-ranges.js';
+import type { EmailConfig } from './mail.js';
 
-/** The project root: this file is compiled to dist/src/config.js. */
-export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+/** The project root: this file is compiled to dist/src/lib/config.js. */
+export const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 export interface Config {
   port: number;

@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Shard } from './shard.js';
 
 /**
  * This server's registration with the push notification service (the reference's
@@ -11,8 +10,9 @@ import type { Shard } from './shard.js';
  *
  * The CLI runs beside a running server, so the shards read the file, not a store the server
  * owns; each shard looks at it again when it has changed (checked at most every CHECK_MS).
- * Server-wide, beside the shard rather than with the notifications (api/notify/push/) that use
- * it most: /server_settings and the CLI read it too.
+ * Server-wide, below the shard rather than with the notifications (api/notify/push/) that use
+ * it most: /server_settings and the CLI read it too. It asks a shard for its data directory only,
+ * so the rule stays in the model, which knows nothing of shards.
  *
  * The service knows organizations and people by UUID only. Theirs are derived from a secret of
  * the registration (HMAC, laid out as version-4 UUIDs), so nothing needs storing per realm or
@@ -72,6 +72,8 @@ interface Cached {
   mtimeMs: number;
   value: PushRegistration | null;
 }
+/** What a reader of the registration needs of its shard (the cache is kept per shard). */
+type Shard = { readonly config: { readonly dataDir: string } };
 const cache = new WeakMap<Shard, Cached>();
 
 /** The registration as the file has it now (re-read when it changed), or null. */

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { RateLimiter } from '../../src/lib/rate-limit.js';
-import { FrontDesks, type DeskPoll } from '../../src/shard/desk.js';
+import { FrontDesks, type DeskPoll } from '../../src/host/desk.js';
 import type { DeskTask, Grant } from '../../src/shard/desk-wire.js';
-import type { Reply } from '../../src/shard/dispatch.js';
+import type { Reply } from '../../src/host/dispatch.js';
 
 /**
  * The front end's desks on their own (shard/desk.ts): what they answer without the shard, what

@@ -1,10 +1,10 @@
 import { auditLog } from '../lib/log.js';
-import type { Reply } from '../api/operation.js';
+import type { Reply } from './operation.js';
 
 /**
  * Audit lines: what an operator needs to reconstruct who did what to accounts, roles,
  * invitations, exports and the organization's settings, and who logged in or failed to.
- * One table, read by the dispatcher after each request (shard/dispatch.ts): an operation listed
+ * One table, read by the dispatcher after each request (host/dispatch.ts): an operation listed
  * here writes a line when it succeeds, and a `failures` one also when it is refused. Fields are
  * chosen per operation and never hold a secret (no passwords, keys, tokens, invitation links):
  * the names of changed settings rather than their values, except roles.

@@ -1,17 +1,17 @@
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { hashThroughPort } from '../lib/hasher.js';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../lib/config.js';
 import { log, setLogLevel } from '../lib/log.js';
 import { runAdmin, type AdminTask } from './admin.js';
 import { dispatch, verifyCredentials, type RequestTask, type VerifyTask } from './dispatch.js';
-import { Shard } from './shard.js';
+import { Shard } from '../shard/shard.js';
 import { serveLink } from './link.js';
-import type { DeskTask } from './desk-wire.js';
-import { jobsOf } from './jobs.js';
+import type { DeskTask } from '../shard/desk-wire.js';
+import { jobsOf } from '../shard/jobs.js';
 import { metricsOf } from './metrics.js';
 import { queuesOf } from '../api/events/manager.js';
 import { SERVER_GENERATION } from '../api/events/register-realm.js';
-import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../version.js';
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.js';
 
 /** Piscina entry point: one module instance per shard thread, holding that shard's state. */
 const { index, config, messageIds } = workerData as { index: number; config: ResolvedConfig; messageIds: SharedArrayBuffer };

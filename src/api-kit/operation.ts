@@ -9,7 +9,7 @@ export type { ParamSchema } from '../lib/params.js';
 /**
  * An operation is what the shard runs for one route: who may call it, the JSON schema of its
  * parameters, and the handler. Handlers return the success fields beyond `result` and `msg`, or
- * throw an ApiError; the dispatcher (shard/dispatch.ts) does the rest.
+ * throw an ApiError; the dispatcher (host/dispatch.ts) does the rest.
  */
 export type AuthMode =
   /** HTTP Basic email:api_key required. */
@@ -50,7 +50,7 @@ export interface OpContext<P> {
   userAgent: string;
   remoteAddr: string;
   requestId: string;
-  /** GET /events through the front end's long-poll path, which can keep a desk (events/desk.ts). */
+  /** GET /events through the front end's long-poll path, which can keep a desk (api/events/desk.ts). */
   longPoll?: boolean;
   /** Set for a browser's request. */
   browser?: BrowserRequest;
@@ -92,7 +92,7 @@ export interface Reply {
   file?: { path: string; contentType: string };
   /** Sent instead of `body`: bytes read from the store (a custom emoji's image). */
   bytes?: Uint8Array;
-  /** A GET /events answer's desk for its queue (events/desk.ts), for the front end, not the client. */
+  /** A GET /events answer's desk for its queue (api/events/desk.ts), for the front end, not the client. */
   desk?: Grant;
   /** Sent instead of `body`: the web app's page, which the front end holds (a live session's `/`). */
   webApp?: boolean;
@@ -105,7 +105,7 @@ export interface Reply {
   userId?: number;
   /**
    * Fields of the request's audit line that only the handler knows (an address change's old and
-   * new address); shard/audit.ts takes them off the reply before it leaves the shard.
+   * new address); api-kit/audit.ts takes them off the reply before it leaves the shard.
    */
   audit?: Record<string, unknown>;
   /** Never sent; for the per-address limits: a password login for a username nobody has. */

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { queuesOf } from '../api/events/manager.js';
-import type { Shard } from './shard.js';
+import type { Shard } from '../shard/shard.js';
 
 /**
  * A shard thread's metrics (prom-client), labelled with its shard: event queues, parked
