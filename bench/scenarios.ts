@@ -175,6 +175,8 @@ export async function parkedPolls(env: Env, p1Rps: number): Promise<Outcome> {
   const users = env.target.seeded.users.slice(50);
   // Queues that no message reaches (event_types: reaction), so their polls stay parked.
   const queues: { creds: Creds; queueId: string }[] = [];
+  // Issue 31's measure: what each registered queue with its poll parked adds to the RSS.
+  const before = await env.target.usage();
   for (let i = 0; i < extraPolls; i += 50) {
     const batch = Array.from({ length: Math.min(50, extraPolls - i) }, (_, k) => users[(i + k) % users.length]);
     const regs = await Promise.all(batch.map((u) => api.ok(u, 'POST', '/register', { event_types: ['reaction'], fetch_event_types: ['message'] })));
@@ -201,7 +203,7 @@ export async function parkedPolls(env: Env, p1Rps: number): Promise<Outcome> {
     target: 'throughput drop <= 10%, RSS <= 300 MB',
     value: `drop ${Math.round(drop * 100)}%, RSS ${rss ?? 'n/a'} MB`,
     pass: drop <= 0.1 && (rss === null || rss <= 300) && again.measured.errors === 0,
-    details: { rps: Math.round(again.measured.rps), p1Rps: Math.round(p1Rps), drop: Math.round(drop * 1000) / 1000, rssWithParkedMb: idle?.rssMb ?? null, ...again.details },
+    details: { rps: Math.round(again.measured.rps), p1Rps: Math.round(p1Rps), drop: Math.round(drop * 1000) / 1000, rssWithParkedMb: idle?.rssMb ?? null, rssBeforeMb: before?.rssMb ?? null, kbPerParkedQueue: before && idle ? Math.round(((idle.rssMb - before.rssMb) * 1024 * 10) / extraPolls) / 10 : null, ...again.details },
   };
 }
 
