@@ -6,8 +6,8 @@ import type { DirectoryEntry } from '../store/directory.js';
 import { lastValues, withoutInternal, type BodyLimits } from './body.js';
 import { clientAddress } from './client-address.js';
 import type { AddressGuard } from './guard.js';
-import { noteRoute, noteUser } from './request-log.js';
-import { cancellableRequest, writeFailure, writeJson } from './reply-write.js';
+import { noteRoute } from './request-log.js';
+import { askShard, writeFailure, writeJson } from './reply-write.js';
 
 const PATH = '/api/v1/messages';
 
@@ -42,20 +42,7 @@ export function fastGetHandler(realmFor: (host: string) => DirectoryEntry, pool:
       const params = withoutInternal(lastValues(parseQuery(query)));
       checkParams(params, limits);
       const realm = realmFor(req.headers.host ?? '');
-      const reply = await cancellableRequest(pool, realm.shard, res, {
-        kind: 'request',
-        op: 'messages.list',
-        method: 'GET',
-        realmId: realm.id,
-        authorization: req.headers.authorization || undefined,
-        params,
-        pathParams: {},
-        userAgent: req.headers['user-agent'] ?? '',
-        remoteAddr: address,
-        addressOver: admission.over,
-      });
-      admission.settle(reply);
-      noteUser(req, reply.userId);
+      const reply = await askShard(pool, req, res, realm, admission, address, { op: 'messages.list', method: 'GET', params });
       writeJson(res, reply.status, reply.body, limitHeaders, reply.headers);
     } catch (err) {
       writeFailure(res, err, limitHeaders, PATH);

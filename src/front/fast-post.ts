@@ -8,8 +8,8 @@ import type { DirectoryEntry } from '../store/directory.js';
 import { lastValues, withoutInternal, type BodyLimits } from './body.js';
 import { clientAddress } from './client-address.js';
 import type { AddressGuard } from './guard.js';
-import { noteRoute, noteUser } from './request-log.js';
-import { cancellableRequest, writeFailure, writeJson } from './reply-write.js';
+import { noteRoute } from './request-log.js';
+import { askShard, writeFailure, writeJson } from './reply-write.js';
 
 /**
  * The requests a connected client makes most, after its long-poll: sends, typing, presence,
@@ -60,20 +60,7 @@ export function fastPostHandler(realmFor: (host: string) => DirectoryEntry, pool
       checkParams(params, limits);
       noteRoute(req, path);
       const realm = realmFor(req.headers.host ?? '');
-      const reply = await cancellableRequest(pool, realm.shard, res, {
-        kind: 'request',
-        op: route.op,
-        method: 'POST',
-        realmId: realm.id,
-        authorization: req.headers.authorization || undefined,
-        params,
-        pathParams: {},
-        userAgent: req.headers['user-agent'] ?? '',
-        remoteAddr: address,
-        addressOver: admission.over,
-      });
-      admission.settle(reply);
-      noteUser(req, reply.userId);
+      const reply = await askShard(pool, req, res, realm, admission, address, { op: route.op, method: 'POST', params });
       if (reply.cookies) res.setHeader('Set-Cookie', reply.cookies);
       writeJson(res, reply.status, reply.body, limitHeaders, reply.headers);
     } catch (err) {

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, internalErrorBody } from '../lib/errors.js';
 import { log } from '../lib/log.js';
 import type { Reply, RequestTask } from '../host/dispatch.js';
 import type { ShardPool } from '../host/pool.js';
+import type { DirectoryEntry } from '../store/directory.js';
+import type { Admission } from './guard.js';
+import { noteUser } from './request-log.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -49,4 +52,33 @@ export function writeFailure(res: ServerResponse, err: unknown, limitHeaders: Re
   if (err instanceof ApiError) return writeJson(res, err.status, JSON.stringify(err.body()), limitHeaders, err.headers);
   log.error({ err, path: where }, 'unhandled error in a fast front-end path');
   writeJson(res, 500, JSON.stringify(internalErrorBody));
+}
+
+/**
+ * A fast path's request with a plain body or query (no path parameters): the task Koa's route
+ * would build for the shard, cancelled if the client hangs up, and the reply given back to the
+ * address's count and the request log.
+ */
+export async function askShard(
+  pool: ShardPool,
+  req: IncomingMessage,
+  res: ServerResponse,
+  realm: DirectoryEntry,
+  admission: Admission,
+  address: string,
+  call: { op: string; method: 'GET' | 'POST'; params: Record<string, unknown> },
+): Promise<Reply> {
+  const reply = await cancellableRequest(pool, realm.shard, res, {
+    kind: 'request',
+    ...call,
+    realmId: realm.id,
+    authorization: req.headers.authorization || undefined,
+    pathParams: {},
+    userAgent: req.headers['user-agent'] ?? '',
+    remoteAddr: address,
+    addressOver: admission.over,
+  });
+  admission.settle(reply);
+  noteUser(req, reply.userId);
+  return reply;
 }
