@@ -142,7 +142,9 @@ defineJobKind<PushJob>('pushNotify', {
     const sender = msg && realm.users.get(msg.senderId);
     // Read, deleted, or no longer readable since it was decided: nothing to say.
     if (!msg || !sender || !canAccessMessage(realm, user, msg) || flagBits(shard, realm, user.id, msg) & FLAG.read) return;
-    if (storedBits(shard, realm, user.id, msg.id) & ACTIVE_PUSH) return;
+    const before = storedBits(shard, realm, user.id, msg.id);
+    // Already shown, or its mention edited away before the job ran (the edit cleared no mark).
+    if (before & ACTIVE_PUSH || (MENTION_TRIGGERS.has(job.data.trigger) && !(before & INDEXED_FLAGS.mentioned))) return;
     const devices = devicesOf(shard, realm, user.id);
     if (devices.length === 0) return;
     const group = smallestMentionedGroup(realm, [{ trigger: job.data.trigger, groupId: job.data.groupId }]);
