@@ -75,9 +75,14 @@ async function step(env: Env, count: number, seconds: number) {
   const api = new Api(env.target.url, count * 2 + 32);
   const { users, channels } = env.target.seeded;
   const sims: SimUser[] = [];
+  // Past the seeded users' count two simulated users are one person: what they have reacted
+  // with is that person's (a second identical reaction is refused, as the reference refuses it).
+  const reactedBy = new Map<number, Set<number>>();
   for (let i = 0; i < count; i++) {
     const creds = users[i % users.length];
-    const sim: SimUser = { creds, poller: null!, channels: channels.filter((c) => c.members.includes(creds.id)).map((c) => c.id), recent: [], reacted: new Set(), next: 0 };
+    let reacted = reactedBy.get(creds.id);
+    if (!reacted) reactedBy.set(creds.id, (reacted = new Set()));
+    const sim: SimUser = { creds, poller: null!, channels: channels.filter((c) => c.members.includes(creds.id)).map((c) => c.id), recent: [], reacted, next: 0 };
     sim.poller = new Poller(api, creds, { fetch_event_types: ['message', 'update_message_flags'], client_capabilities: { stream_typing_notifications: true } }, (event) => {
       if (event.type === 'message') {
         sim.recent.push(event.message.id);
@@ -89,6 +94,12 @@ async function step(env: Env, count: number, seconds: number) {
   for (let i = 0; i < sims.length; i += 25) await Promise.all(sims.slice(i, i + 25).map((s) => s.poller.register()));
   const lat = new Latencies();
   let errors = 0;
+  /** What failed, by action and status, so that an error in the report can be told apart. */
+  const failures: Record<string, number> = {};
+  const failed = (what: string) => {
+    errors++;
+    failures[what] = (failures[what] ?? 0) + 1;
+  };
   const start = performance.now();
   for (const s of sims) {
     s.poller.start();
@@ -101,13 +112,14 @@ async function step(env: Env, count: number, seconds: number) {
       if (s.next > now) continue;
       s.next = now + (-Math.log(1 - Math.random()) / RATE) * 1000;
       const t0 = performance.now();
+      const action = pick();
       pending.push(
-        act(api, s, pick()).then(
+        act(api, s, action).then(
           (status) => {
             lat.add(performance.now() - t0);
-            if (status !== 200) errors++;
+            if (status !== 200) failed(`${action} ${status}`);
           },
-          () => void errors++,
+          () => failed(`${action} failed`),
         ),
       );
     }
@@ -115,11 +127,13 @@ async function step(env: Env, count: number, seconds: number) {
   }
   await Promise.all(pending);
   const polls = sims.reduce((n, s) => n + s.poller.polls, 0);
-  errors += sims.reduce((n, s) => n + s.poller.errors, 0);
+  const pollErrors = sims.reduce((n, s) => n + s.poller.errors, 0);
+  if (pollErrors > 0) failures.poll = pollErrors;
+  errors += pollErrors;
   await Promise.all(sims.map((s) => s.poller.stop()));
   await api.close();
   const s = lat.summary();
-  return { users: count, requests: s.count + polls, pollShare: Math.round((polls / (s.count + polls)) * 1000) / 1000, ...s, errors, ok: s.mean < 100 && s.p99 < 2000 && errors === 0 };
+  return { users: count, requests: s.count + polls, pollShare: Math.round((polls / (s.count + polls)) * 1000) / 1000, ...s, errors, failures, ok: s.mean < 100 && s.p99 < 2000 && errors === 0 };
 }
 
 export async function dayOfChat(env: Env): Promise<Outcome> {
