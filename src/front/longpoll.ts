@@ -44,7 +44,7 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
       limitHeaders = admission.headers;
       const realm = realmFor(req.headers.host ?? '');
       const params = withoutInternal(lastValues(parseQuery(query)));
-      // Most polls are answered at their queue's desk, without the shard (shard/desk.ts). Not the
+      // Most polls are answered at their queue's desk, without the shard (host/desk.ts). Not the
       // web app's: its session cookie, not a header, says who it is, and desks know headers.
       const plain = json ? null : plainPoll(params);
       const authorization = req.headers.authorization;

@@ -19,7 +19,7 @@ import { noteRoute, type Observe } from './request-log.js';
  *
  * /metrics: Prometheus text from prom-client: the process's (memory, CPU, event-loop delay,
  * GC), requests by route and status with their latencies (counted by front/request-log.ts),
- * and each shard's (shard/metrics.ts), gathered from the shard threads at every scrape.
+ * and each shard's (host/metrics.ts), gathered from the shard threads at every scrape.
  */
 const HEALTH_TIMEOUT_MS = 5000;
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];

@@ -246,7 +246,7 @@ export function realmOfWrite(table: ShardTable, key: Key, value: unknown): numbe
 }
 
 /**
- * The rows written since a copy began (the keys a tracker gathered, shard/realm-moves.ts), as
+ * The rows written since a copy began (the keys a tracker gathered, host/realm-moves.ts), as
  * they stand now: each one's value, or its deletion; and the shard's counters. Packed.
  */
 export function deltaRows(store: ShardStore, keys: Iterable<[ShardTable, Key]>): { bytes: Uint8Array; rows: number } {

@@ -226,11 +226,11 @@ export class WriteBatch {
      * repairs what memory holds of them); returns the error the action throws instead.
      */
     private readonly failed: ((err: unknown, touched: Touched) => Error) | null = null,
-    /** Told how long each transaction took, and whether it committed (shard/metrics.ts). */
+    /** Told how long each transaction took, and whether it committed (host/metrics.ts). */
     private readonly timed: ((seconds: number, ok: boolean) => void) | null = null,
     /**
      * Told of every row a committed transaction wrote (undefined: deleted). Only while a cluster
-     * copies a realm away (shard/realm-moves.ts); otherwise null and free.
+     * copies a realm away (host/realm-moves.ts); otherwise null and free.
      */
     private readonly observer: () => ((writes: [Database, Key, unknown][]) => void) | null = () => null,
   ) {}

@@ -3,7 +3,7 @@ import { createUser, startTestServer, type Credentials, type TestServer } from '
 
 /**
  * GET /events with its parameters in the query string is answered, once its queue's first poll
- * has reached the shard, at the front end's desk for that queue (shard/desk.ts), without the
+ * has reached the shard, at the front end's desk for that queue (host/desk.ts), without the
  * shard. A poll with a form body goes through Koa to the shard every time. Each case runs on both
  * paths and expects the same answers: the desk must be invisible to clients, however the queue,
  * the credentials or the budget change between two polls.

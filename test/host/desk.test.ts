@@ -5,7 +5,7 @@ import type { DeskTask, Grant } from '../../src/shard/desk-wire.js';
 import type { Reply } from '../../src/host/dispatch.js';
 
 /**
- * The front end's desks on their own (shard/desk.ts): what they answer without the shard, what
+ * The front end's desks on their own (host/desk.ts): what they answer without the shard, what
  * they leave to it, and what they tell it. The HTTP behaviour, on both paths, is in
  * test/front/desk.test.ts.
  */

@@ -14,7 +14,7 @@ import { eventHead, type EventQueue, type ShapedEvent } from './queue.js';
  * that keeps up polls once per event, so a message to a 50-subscriber channel meant 50 of those,
  * each waiting behind whatever the shard was doing (the sends). So once a poll has reached the
  * shard through the long-poll path, its answer carries a *desk*: the queue's unacknowledged
- * events and who may read them. The front end (shard/desk.ts) then answers the queue's next polls
+ * events and who may read them. The front end (host/desk.ts) then answers the queue's next polls
  * itself, as long as they carry the same credentials and plain parameters:
  *
  *     front end                                     shard

@@ -7,7 +7,7 @@ import type { Shard } from '../../../src/shard/shard.js';
 /**
  * The shard's side of a desk's poll (api/events/desk.ts run): a parked poll keeps a heartbeat,
  * unless events the desk had not seen were already on their way to it, which answer the poll
- * as they arrive (the desk then sends no deskIdle: shard/desk.ts).
+ * as they arrive (the desk then sends no deskIdle: host/desk.ts).
  */
 function setup() {
   const calls: string[] = [];
