@@ -4,19 +4,11 @@
  * message JSON without parsing and serialising it again.
  */
 export class RawJson {
-  /** An array's items, kept apart until the body is joined (see stringifyWithRaw). */
-  private constructor(
-    private readonly text: string | null,
-    private readonly items: string[] | null,
-    private readonly joined = false,
-  ) {}
+  /** The text whole, or as pieces (separators included) kept apart until the body is joined. */
+  private constructor(private readonly parts: string | string[]) {}
 
   static of(json: string): RawJson {
-    return new RawJson(json, null);
-  }
-
-  static array(items: string[]): RawJson {
-    return new RawJson(null, items);
+    return new RawJson(json);
   }
 
   /**
@@ -25,27 +17,17 @@ export class RawJson {
    * more string per piece for the join to flatten.
    */
   static pieces(parts: string[]): RawJson {
-    return new RawJson(null, parts, true);
+    return new RawJson(parts);
   }
 
   get json(): string {
-    if (this.joined) return this.items!.join('');
-    return this.text ?? `[${this.items!.join(',')}]`;
+    return typeof this.parts === 'string' ? this.parts : this.parts.join('');
   }
 
   /** Appends its text to `out` without joining it first. */
   appendTo(out: string[]): void {
-    if (this.text !== null) {
-      out.push(this.text);
-      return;
-    }
-    if (this.joined) {
-      for (const part of this.items!) out.push(part);
-      return;
-    }
-    out.push('[');
-    this.items!.forEach((item, i) => out.push(i === 0 ? item : `,${item}`));
-    out.push(']');
+    if (typeof this.parts === 'string') out.push(this.parts);
+    else for (const part of this.parts) out.push(part);
   }
 }
 
