@@ -3,6 +3,7 @@ import type { ShardEvent } from '../../shard/events.js';
 import type { Shard } from '../../shard/shard.js';
 import type { WriteBatch } from '../../store/shard-store.js';
 import { EventQueue, type SavedQueue } from './queue.js';
+import { packTargets, unpackTargets } from './log-targets.js';
 import { shapeEvent } from './shape.js';
 
 
@@ -19,9 +20,9 @@ export interface QueueRegistry {
  *   queues    queueId -> SavedQueue  one row per live queue: options, num, ceiling, acked
  *
  * A do-action's events are written in its own transaction, as one row: each event once,
- * unshaped, with `targets` = [num, firstId, count, ...] for the queues it reached. That is a
- * constant number of writes per action, however many queues receive it; the per-queue copies
- * are rebuilt by shaping again on restore. Ids are stored, not re-derived, because heartbeats,
+ * unshaped, with `targets` = [num, firstId, count, ...] for the queues it reached (packed as
+ * bytes, log-targets.ts). That is a constant number of writes per action, however many queues
+ * receive it; the per-queue copies are rebuilt by shaping again on restore. Ids are stored, not re-derived, because heartbeats,
  * typing and presence also take ids and are not logged: replaying could not number the same way.
  * Those unlogged ids stay below the queue's stored `ceiling` (queue.ts), and a restored queue
  * numbers on from there, so no id a client has seen is given twice.
@@ -34,7 +35,8 @@ export interface QueueRegistry {
 export interface LogItem {
   realmId: number;
   event: ShardEvent;
-  targets: number[];
+  /** As the row holds them: packed (log-targets.ts), or a list in rows of earlier versions. */
+  targets: number[] | Uint8Array;
 }
 
 const GC_SECONDS = 10;
@@ -60,6 +62,7 @@ export class EventJournal {
   /** Writes the durable events of one transaction as one row; returns its seq, or 0. */
   append(batch: WriteBatch, items: LogItem[]): number {
     if (items.length === 0) return 0;
+    for (const item of items) if (Array.isArray(item.targets)) item.targets = packTargets(item.targets);
     batch.put(this.shard.store.eventLog, ++this.seq, items);
     return this.seq;
   }
@@ -101,10 +104,11 @@ export class EventJournal {
     // set, one shaped event per view and flags, instead of one per queue (2,000,000 queued
     // events took a minute to restore without it).
     const memo = new Map<string | number, unknown>();
-    for (let i = 0; i < item.targets.length; i += 3) {
-      const num = item.targets[i];
-      const firstId = item.targets[i + 1];
-      const count = item.targets[i + 2];
+    const targets = unpackTargets(item.targets);
+    for (let i = 0; i < targets.length; i += 3) {
+      const num = targets[i];
+      const firstId = targets[i + 1];
+      const count = targets[i + 2];
       const queue = byNum.get(num);
       // Already acknowledged, or (graceful-stop rows of earlier versions) already queued.
       if (!queue || firstId + count - 1 <= Math.max(queue.newestPruned, queue.newestQueued)) continue;
