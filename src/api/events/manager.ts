@@ -47,8 +47,11 @@ export const queueGcHooks: ((shard: Shard, queue: EventQueue, lastForUser: boole
  */
 export class QueueManager implements EventSink {
   private readonly queues = new Map<string, EventQueue>();
-  /** `${realmId}:${userId}` -> that user's queues. */
-  private readonly byUser = new Map<string, Set<EventQueue>>();
+  /**
+   * realmId -> userId -> that user's queues. Numbers, not a `${realmId}:${userId}` string: the
+   * fan-out looks up every recipient of every event, and a string built per lookup was hashed anew.
+   */
+  private readonly byUser = new Map<number, Map<number, Set<EventQueue>>>();
   /** requestId -> queue with that request parked, for cancellation. */
   private readonly parkedBy = new Map<string, EventQueue>();
   /** Set when the server stops: polls answer at once instead of parking. */
@@ -93,7 +96,7 @@ export class QueueManager implements EventSink {
   register(opts: QueueOptions): { queue: EventQueue; saved: Promise<void> } {
     const batch = this.shard.batch();
     // Over the user's cap, their least recently used queues go (a parked poll counts as in use).
-    const own = [...(this.byUser.get(`${opts.realmId}:${opts.userId}`) ?? [])];
+    const own = [...this.userQueues(opts.realmId, opts.userId)];
     if (own.length >= this.limits.maxPerUser) {
       own.sort((a, b) => Number(a.polling) - Number(b.polling) || a.lastUsed - b.lastUsed);
       for (const old of own.slice(0, own.length - this.limits.maxPerUser + 1)) this.drop(old, batch, 'over the per-user queue cap');
@@ -110,9 +113,10 @@ export class QueueManager implements EventSink {
   add(queue: EventQueue): EventQueue {
     const { opts } = queue;
     this.queues.set(queue.id, queue);
-    const key = `${opts.realmId}:${opts.userId}`;
-    let set = this.byUser.get(key);
-    if (!set) this.byUser.set(key, (set = new Set()));
+    let users = this.byUser.get(opts.realmId);
+    if (!users) this.byUser.set(opts.realmId, (users = new Map()));
+    let set = users.get(opts.userId);
+    if (!set) users.set(opts.userId, (set = new Set()));
     set.add(queue);
     this.armExpiry(queue);
     return queue;
@@ -131,7 +135,7 @@ export class QueueManager implements EventSink {
     this.forget(queue);
     const done = this.shard.batch().del(this.shard.store.queues, queue.id).commit();
     if (known) {
-      const last = !this.byUser.has(`${queue.opts.realmId}:${queue.opts.userId}`);
+      const last = !this.byUser.get(queue.opts.realmId)?.has(queue.opts.userId);
       for (const hook of queueGcHooks) {
         try {
           hook(this.shard, queue, last);
@@ -145,7 +149,7 @@ export class QueueManager implements EventSink {
 
   /** A user's live queues. */
   userQueues(realmId: number, userId: number): Iterable<EventQueue> {
-    return this.byUser.get(`${realmId}:${userId}`) ?? [];
+    return this.byUser.get(realmId)?.get(userId) ?? [];
   }
 
   /** Takes a queue out of memory (its row, if any, is the caller's business). */
@@ -162,9 +166,11 @@ export class QueueManager implements EventSink {
       parked.reject(err);
     } else this.finish(queue, NONE);
     this.cancelExpiry(queue);
-    const key = `${queue.opts.realmId}:${queue.opts.userId}`;
-    this.byUser.get(key)?.delete(queue);
-    if (this.byUser.get(key)?.size === 0) this.byUser.delete(key);
+    const users = this.byUser.get(queue.opts.realmId);
+    const set = users?.get(queue.opts.userId);
+    set?.delete(queue);
+    if (set?.size === 0) users!.delete(queue.opts.userId);
+    if (users?.size === 0) this.byUser.delete(queue.opts.realmId);
   }
 
   /** Drops a queue over one of its caps, its row deleted in `batch`; its client's next poll gets BAD_EVENT_QUEUE_ID. */
@@ -297,9 +303,10 @@ export class QueueManager implements EventSink {
       if (queue) out.push(queue);
       return out;
     }
-    const prefix = `${e.realmId}:`;
+    const users = this.byUser.get(e.realmId);
+    if (!users) return out;
     for (const userId of e.userIds) {
-      const queues = this.byUser.get(prefix + userId);
+      const queues = users.get(userId);
       if (queues) for (const queue of queues) out.push(queue);
     }
     return out;

@@ -171,7 +171,10 @@ export interface SendSpec {
 /** What a send hook learns beyond the message: who received it, with which flag bits. */
 export interface SentInfo {
   recipientIds: ReadonlySet<number>;
-  /** Every recipient's flag bits as stored (mentions, wildcard mentions, alert words; 0 for most). */
+  /**
+   * The recipients' flag bits as stored (mentions, wildcard mentions, alert words), for those who
+   * have any: the others, most of a channel's subscribers, have none and no entry.
+   */
   flags: ReadonlyMap<number, number>;
   disableExternalNotifications: boolean;
 }
@@ -277,7 +280,8 @@ export async function sendMessage(shard: Shard, realm: RealmState, spec: SendSpe
     batch.put(shard.store.meta, dmGroupKey(realm.id, participants), shard.allocate(batch, 'dmgroup'));
   }
 
-  // Only the users with a mention or an alert word get a row; everyone else's flags are derived.
+  // Only the users with a mention or an alert word get a row, and an entry here; everyone
+  // else's flags are derived.
   const flags = new Map<number, number>();
   // A group mention gives its members the `mentioned` flag, as a mention by name does.
   const mentioned = new Set(rendered.mentionedUserIds);
@@ -285,14 +289,18 @@ export async function sendMessage(shard: Shard, realm: RealmState, spec: SendSpe
   const alerted = new Set(rendered.alertedUserIds);
   // The recipients mentioned by name or through a group: who may follow the topic for it.
   const mentionedIds: number[] = [];
-  for (const userId of recipientIds) {
+  // A message without mentions, wildcards or alert words (most) flags nobody: no loop over its
+  // recipients.
+  const flagsAnyone = mentioned.size > 0 || alerted.size > 0 || rendered.wildcards.stream || rendered.wildcards.topic;
+  if (flagsAnyone) for (const userId of recipientIds) {
     let bits = 0;
     if (mentioned.has(userId)) bits |= FLAG.mentioned;
     if (alerted.has(userId)) bits |= FLAG.has_alert_word;
     if (rendered.wildcards.stream) bits |= FLAG.stream_wildcard_mentioned;
     if (topicWildcardUsers.has(userId) || (rendered.wildcards.topic && !isStream)) bits |= FLAG.topic_wildcard_mentioned;
     if (userId === sender.id) bits &= ~(FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned);
-    if (bits) writeBits(shard, batch, realm, userId, msg.id, 0, bits);
+    if (bits === 0) continue;
+    writeBits(shard, batch, realm, userId, msg.id, 0, bits);
     if (bits & (FLAG.mentioned | FLAG.group_mentioned)) mentionedIds.push(userId);
     flags.set(userId, bits);
   }
@@ -311,10 +319,8 @@ export async function sendMessage(shard: Shard, realm: RealmState, spec: SendSpe
   const byUser: Record<number, string[]> = {};
   // Only the users with a flag: a recipient without one reads as [] (events/shape.ts), and the
   // event log row does not carry an empty list for each of a channel's subscribers.
-  for (const [userId, bits] of flags) {
-    const all = bits | (readers.has(userId) ? FLAG.read : 0);
-    if (all !== 0) byUser[userId] = flagNames(all);
-  }
+  for (const [userId, bits] of flags) byUser[userId] = flagNames(bits | (readers.has(userId) ? FLAG.read : 0));
+  for (const userId of readers) if (recipientIds.has(userId) && !flags.has(userId)) byUser[userId] = flagNames(FLAG.read);
   notifyAttachments(shard, batch, realm, attachments);
   batch.emit(realm.id, { type: 'message', message: msg, flags: byUser, local_id: spec.localId ?? null, sender_queue_id: spec.queueId ?? null }, recipientIds);
   const info: SentInfo = { recipientIds, flags, disableExternalNotifications: spec.disableExternalNotifications === true };
