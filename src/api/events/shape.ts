@@ -59,21 +59,18 @@ function shapeMessage(shard: Shard, realm: RealmState, queue: EventQueue, event:
   if (!matchesNarrow(realm, queue, msg)) return [];
   const viewer = realm.users.get(queue.opts.userId);
   if (!viewer) return [];
-  const opts = {
-    applyMarkdown: queue.opts.applyMarkdown,
-    clientGravatar: queue.opts.clientGravatar,
-    allowEmptyTopicName: queue.opts.capabilities.empty_topic_name === true,
-  };
+  const { applyMarkdown, clientGravatar } = queue.opts;
+  const allowEmptyTopicName = queue.opts.capabilities.empty_topic_name === true;
   // A channel message looks the same to every viewer with the same options (only a direct
   // message's recipient_id depends on who looks): one view per option set, not per queue, so a
   // send to a 50-subscriber channel builds one or two views instead of fifty. Shared, so never
   // mutated downstream. A channel message's keys are small numbers (the options' bits), made
-  // without a string per queue.
-  const bits = (opts.applyMarkdown ? 1 : 0) | (opts.clientGravatar ? 2 : 0) | (opts.allowEmptyTopicName ? 4 : 0);
+  // without a string (or an options object) per queue.
+  const bits = (applyMarkdown ? 1 : 0) | (clientGravatar ? 2 : 0) | (allowEmptyTopicName ? 4 : 0);
   const key: number | string = msg.kind === 'stream' ? bits : `${bits}|${viewer.id}`;
   let view = memo?.get(key) as Record<string, unknown> | undefined;
   if (!view) {
-    view = messageView(shard, realm, viewer, msg, opts);
+    view = messageView(shard, realm, viewer, msg, { applyMarkdown, clientGravatar, allowEmptyTopicName });
     memo?.set(key, view);
   }
   // Only recipients with a flag have an entry (send.ts): the others share NO_FLAGS.
