@@ -9,7 +9,7 @@ import { ejabberdRun, type PeerOutcome } from './scenarios.js';
  * one run, printed side by side (bench/README.md says what differs between the two).
  */
 export interface PeerReport {
-  stoa: { p1Rate: number; p1MsCpuPerSend: number | null; p2: Record<string, number>; p2AtBoshRate: Record<string, number> | null; idleRssMb: number | null };
+  stoa: { p1Rate: number; p1MsCpuPerSend: number | null; p1GeneratorMsPerSend: number | null; p2: Record<string, number>; p2AtBoshRate: Record<string, number> | null; idleRssMb: number | null };
   ejabberd: PeerOutcome[] | null;
   skipped?: string;
 }
@@ -34,7 +34,7 @@ export async function peerComparison(sizes: Sizes, baseline: Measured, serverEnv
     const p2Bosh = bosh ? await fanoutLatency(env, bosh.p2.rate * 4) : null;
     const pick = (o: typeof p2) => ({ rate: o.details.rate as number, p50: o.details.p50 as number, p99: o.details.p99 as number, incomplete: o.details.incomplete as number });
     const report: PeerReport = {
-      stoa: { p1Rate: Math.round(p1.measured.rps), p1MsCpuPerSend: (p1.details.msPerSend as number | undefined) ?? null, p2: pick(p2), p2AtBoshRate: p2Bosh ? pick(p2Bosh) : null, idleRssMb: idle ? Math.round(idle.rssMb) : null },
+      stoa: { p1Rate: Math.round(p1.measured.rps), p1MsCpuPerSend: (p1.details.msPerSend as number | undefined) ?? null, p1GeneratorMsPerSend: (p1.details.generatorMsPerSend as number | null | undefined) ?? null, p2: pick(p2), p2AtBoshRate: p2Bosh ? pick(p2Bosh) : null, idleRssMb: idle ? Math.round(idle.rssMb) : null },
       ejabberd: installed ? ejabberd : null,
       ...(installed ? {} : { skipped: 'ejabberd not installed' }),
     };
@@ -51,6 +51,7 @@ function table(r: PeerReport): string {
       [
         `${r.stoa.p1Rate}`,
         r.stoa.p1MsCpuPerSend !== null ? `${r.stoa.p1MsCpuPerSend} ms` : 'n/a',
+        r.stoa.p1GeneratorMsPerSend !== null ? `${r.stoa.p1GeneratorMsPerSend} ms` : 'n/a',
         `${r.stoa.p2.p50} / ${r.stoa.p2.p99} ms at ${r.stoa.p2.rate}/s${r.stoa.p2AtBoshRate ? `; ${r.stoa.p2AtBoshRate.p50} / ${r.stoa.p2AtBoshRate.p99} ms at ${r.stoa.p2AtBoshRate.rate}/s` : ''}`,
         r.stoa.idleRssMb !== null ? `${r.stoa.idleRssMb} MB` : 'n/a',
       ],
@@ -59,10 +60,10 @@ function table(r: PeerReport): string {
   for (const e of r.ejabberd ?? []) {
     cols.push([
       `ejabberd ${e.transport === 'tcp' ? 'TCP push' : 'BOSH long-poll'}${e.archive ? ' + archive' : ''}`,
-      [`${e.p1.rate}`, e.p1.cpuMsPerMessage !== null ? `${e.p1.cpuMsPerMessage} ms` : 'n/a', `${e.p2.p50} / ${e.p2.p99} ms at ${e.p2.rate}/s${e.p2.incomplete ? ` (${e.p2.incomplete} incomplete)` : ''}`, e.idleRssMb !== null ? `${e.idleRssMb} MB` : 'n/a'],
+      [`${e.p1.rate}`, e.p1.cpuMsPerMessage !== null ? `${e.p1.cpuMsPerMessage} ms` : 'n/a', e.p1.generatorMsPerMessage !== null ? `${e.p1.generatorMsPerMessage} ms` : 'n/a', `${e.p2.p50} / ${e.p2.p99} ms at ${e.p2.rate}/s${e.p2.incomplete ? ` (${e.p2.incomplete} incomplete)` : ''}`, e.idleRssMb !== null ? `${e.idleRssMb} MB` : 'n/a'],
     ]);
   }
-  const rows = ['', 'P1 messages/s (50 deliveries each)', "server CPU per message (its own threads)", 'P2 send -> last of 50, p50 / p99', 'idle RSS'];
+  const rows = ['', 'P1 messages/s (50 deliveries each)', "server CPU per message (its own threads)", "the bench's clients' CPU per message (same two cores)", 'P2 send -> last of 50, p50 / p99', 'idle RSS'];
   const lines = rows.map((label, i) => [label, ...cols.map(([head, values]) => (i === 0 ? head : values[i - 1]))]);
   const widths = lines[0].map((_, c) => Math.max(...lines.map((l) => l[c].length)));
   const fmt = (l: string[]) => l.map((cell, c) => cell.padEnd(widths[c])).join(' | ');

@@ -16,7 +16,7 @@ export interface PeerOutcome {
   transport: Transport;
   archive: boolean;
   idleRssMb: number | null;
-  p1: { rate: number; delivered: number; cpuMsPerMessage: number | null; maxRssMb: number | null };
+  p1: { rate: number; delivered: number; cpuMsPerMessage: number | null; generatorMsPerMessage: number | null; maxRssMb: number | null };
   p2: { rate: number; sent: number; incomplete: number; p50: number; p90: number; p99: number; max: number };
 }
 
@@ -60,6 +60,7 @@ export async function ejabberdRun(transport: Transport, archive: boolean, second
     for (let s = 0; s < SENDERS; s++) for (let k = 0; k < IN_FLIGHT / SENDERS; k++) clients[s].say(`p1 ${s} ${counters[s]++}`);
     await sleep(Math.max(1000, (seconds * 1000) / 5));
     const cpu0 = server.usage()?.cpuMs ?? null;
+    const generator0 = process.cpuUsage();
     measuring = true;
     let maxRss = 0;
     const t0 = performance.now();
@@ -69,6 +70,7 @@ export async function ejabberdRun(transport: Transport, archive: boolean, second
     const elapsed = (performance.now() - t0) / 1000;
     clearInterval(sampler);
     const cpu1 = server.usage()?.cpuMs ?? null;
+    const generator = process.cpuUsage(generator0);
     running = false;
     await sleep(1000);
     const rate = done / elapsed;
@@ -104,7 +106,7 @@ export async function ejabberdRun(transport: Transport, archive: boolean, second
       transport,
       archive,
       idleRssMb: idle ? Math.round(idle.rssMb) : null,
-      p1: { rate: Math.round(rate), delivered, cpuMsPerMessage: cpu0 !== null && cpu1 !== null && done > 0 ? Math.round(((cpu1 - cpu0) / done) * 1000) / 1000 : null, maxRssMb: maxRss ? Math.round(maxRss) : null },
+      p1: { rate: Math.round(rate), delivered, cpuMsPerMessage: cpu0 !== null && cpu1 !== null && done > 0 ? Math.round(((cpu1 - cpu0) / done) * 1000) / 1000 : null, generatorMsPerMessage: done > 0 ? Math.round(((generator.user + generator.system) / 1000 / done) * 1000) / 1000 : null, maxRssMb: maxRss ? Math.round(maxRss) : null },
       p2: { rate: Math.round(p2rate), sent: n, incomplete: n - s.count, p50: s.p50, p90: s.p90, p99: s.p99, max: s.max },
     };
   } finally {
