@@ -1,7 +1,16 @@
 import type { Database } from 'lmdb';
 import type { DamageMap } from './damage.js';
-import type { IdRange } from './messages.js';
-import type { Key } from './write-batch.js';
+
+/**
+ * store/messages.ts's IdRange, which this module cannot import: the write batch (which imports
+ * this one) is beneath messages.ts. Inclusive bounds, newest first with `reverse`.
+ */
+interface IdRange {
+  min?: number;
+  max?: number;
+  reverse?: boolean;
+  limit?: number;
+}
 
 /**
  * The newest ids of recently read topics, kept in memory. A page of a topic (GET /messages
@@ -106,7 +115,7 @@ export class TopicIds {
   }
 
   /** A row of byTopic was written (or deleted): its topic's entry goes. */
-  written(key: Key): void {
+  written(key: unknown): void {
     if (this.entries.size === 0) return;
     const [realmId, streamId, topic] = key as [number, number, string];
     this.entries.delete(entryKey(realmId, streamId, topic));
