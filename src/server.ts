@@ -18,6 +18,7 @@ import { checkDirectoryFile, checkShardFiles, StoreError } from './store/integri
 import { probeStores, type ProbeReport } from './store/probe.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
 import { checkStoresAfterStart } from './host/store-check.js';
+import { compactWhenIdle, type Compaction } from './host/compact-when-idle.js';
 import { log } from './lib/log.js';
 import { refreshZuliprcSites } from './zuliprc.js';
 import { ensureStoreFormat } from './store/format.js';
@@ -34,6 +35,8 @@ export interface RunningServer {
   notices: string[];
   /** The check of every table after start (host/store-check.ts): how many problems it found. */
   storeCheck: Promise<number>;
+  /** The threads' one compaction once idle after start (host/compact-when-idle.ts). */
+  compaction: Promise<Compaction>;
   /** Stops accepting, lets in-flight requests finish, flushes LMDB. */
   close(): Promise<void>;
 }
@@ -217,6 +220,8 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
   // Every table read once, in a child process at low priority: damaged ones are refused.
   const checking = new AbortController();
   const storeCheck = checkStoresAfterStart(config.dataDir, pool, checking.signal);
+  // What the start grew the threads' heaps to goes back once the server is idle.
+  const compaction = compactWhenIdle(pool, checking.signal);
 
   /**
    * A graceful stop. In order:
@@ -269,5 +274,5 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
       }
     })());
 
-  return { config: resolved, url, port, bootstrap, mailPort: mail?.port ?? null, notices, storeCheck, close };
+  return { config: resolved, url, port, bootstrap, mailPort: mail?.port ?? null, notices, storeCheck, compaction, close };
 }

@@ -43,10 +43,12 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
       const admission = await guard.admit(req, address, realmFor);
       limitHeaders = admission.headers;
       const realm = realmFor(req.headers.host ?? '');
-      const params = withoutInternal(lastValues(parseQuery(query)));
+      const parsed = parseQuery(query);
       // Most polls are answered at their queue's desk, without the shard (host/desk.ts). Not the
       // web app's: its session cookie, not a header, says who it is, and desks know headers.
-      const plain = json ? null : plainPoll(params);
+      // Read from the query as parsed: a repeated or internal key is not plain, and goes to the
+      // shard with the parameters Koa's path would build (no copies made for the common poll).
+      const plain = json ? null : plainPoll(parsed);
       const authorization = req.headers.authorization;
       // (Not past the address's limit: the shard checks that the request authenticates.)
       if (plain && authorization && admission.over === undefined) {
@@ -58,7 +60,8 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
         };
         const ticket = pool.deskPoll(realm.shard, { realmId: realm.id, authorization, ...plain, answer });
         if (ticket) {
-          if (!res.writableEnded) res.once('close', () => ticket.leave());
+          // A response closes once: a plain listener, without once()'s wrapper per poll.
+          if (!res.writableEnded) res.on('close', () => ticket.leave());
           return;
         }
       }
@@ -69,7 +72,7 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
         realmId: realm.id,
         authorization: json ? undefined : req.headers.authorization || undefined,
         ...(json ? { browser: browserRequest('GET', req.headers) } : {}),
-        params,
+        params: withoutInternal(lastValues(parsed)),
         pathParams: {},
         userAgent: req.headers['user-agent'] ?? '',
         remoteAddr: address,
@@ -101,7 +104,8 @@ function plainPoll(params: Record<string, unknown>): { queueId: string; lastEven
   let queueId: string | undefined;
   let lastEventId: number | undefined;
   let dontBlock = false;
-  for (const [name, value] of Object.entries(params)) {
+  for (const name in params) {
+    const value = params[name];
     if (typeof value !== 'string') return null;
     if (name === 'queue_id') queueId = value;
     else if (name === 'last_event_id') {

@@ -37,7 +37,8 @@ export type Observe = (method: string, route: string, status: number, seconds: n
 export function requestLog(observe: Observe): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const started = performance.now();
-    res.once('close', () => {
+    // A response closes once: a plain listener, without once()'s wrapper per request.
+    res.on('close', () => {
       const seconds = (performance.now() - started) / 1000;
       const { route, userId } = (req as WithNotes)[NOTED] ?? {};
       const status = res.writableFinished ? res.statusCode : 499;

@@ -1,5 +1,6 @@
 import { doCreateRealm, type NewRealm } from '../api/realm/actions.js';
 import type { Shard } from '../shard/shard.js';
+import { compactHeap } from '../lib/compact-heap.js';
 import { metricsOf } from './metrics.js';
 import { runUserCommand, type UserCommand } from './user-commands.js';
 import { doSetRealmDeactivated } from '../api/realm/deactivate.js';
@@ -21,6 +22,8 @@ export type AdminTask =
   | { kind: 'admin'; op: 'mail'; mail: InboundMail }
   /** The check after start (server.ts) found these tables of the shard's store damaged: refuse their reads. */
   | { kind: 'admin'; op: 'damaged'; tables: [table: string, detail: string][] }
+  /** The server has been idle since its start: this thread's heap gives back what the start grew (host/compact-when-idle.ts). */
+  | { kind: 'admin'; op: 'compactHeap' }
   /** A cluster moving a realm (host/realm-moves.ts). */
   | RealmMoveTask;
 
@@ -48,6 +51,8 @@ export async function runAdmin(shard: Shard, task: AdminTask): Promise<unknown> 
       return knowsAddress(shard, task.to);
     case 'mail':
       return deliverMail(shard, task.mail);
+    case 'compactHeap':
+      return compactHeap();
     case 'damaged':
       for (const [table, detail] of task.tables) shard.damage.damaged(table, detail);
       return true;

@@ -19,6 +19,11 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
  * `n` numbers the tasks whose answer is awaited; 0 is a task nobody waits for (a cancel). The
  * piscina pool still owns the thread (start, and replacement after a crash); it carries only the
  * task that hands the thread its end of the channel. Tasks keep their order: one port, FIFO.
+ *
+ * The shard's own notes (a commit's deliveries to the desks) do not wait for the check phase:
+ * they go as soon as the task that made them has run its microtasks, with whatever was queued
+ * before them. A poll phase of the shard can hold many sends to render and lmdb completions, and
+ * a delivery posted behind all of them was the tail of P2's commit-to-desk step.
  */
 export type Down = [n: number, task: unknown];
 export type Up = [n: number, ok: boolean, value: unknown];
@@ -130,9 +135,10 @@ export class ShardLink {
  */
 export function serveLink(port: MessagePort, handle: (task: never) => Promise<unknown>): (note: unknown) => void {
   let outbox: Up[] = [];
-  let scheduled = false;
+  let immediate = false;
+  let micro = false;
   const flush = () => {
-    scheduled = false;
+    if (outbox.length === 0) return;
     const replies = outbox;
     outbox = [];
     try {
@@ -150,9 +156,25 @@ export function serveLink(port: MessagePort, handle: (task: never) => Promise<un
   };
   const answer = (reply: Up) => {
     outbox.push(reply);
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(flush);
+    if (immediate) return;
+    immediate = true;
+    setImmediate(() => {
+      immediate = false;
+      flush();
+    });
+  };
+  // A note goes once the current task's microtasks have run, taking the answers queued before it:
+  // a commit's deliveries (desk-wire.ts) reach the desks without waiting for the rest of the turn
+  // (every send and lmdb completion of the same poll phase), and the commits lmdb-js settles
+  // together still share one post.
+  const note = (value: unknown) => {
+    outbox.push([0, true, value]);
+    if (micro) return;
+    micro = true;
+    queueMicrotask(() => {
+      micro = false;
+      flush();
+    });
   };
   port.on('message', (items: Down[]) => {
     for (const [n, task] of items) {
@@ -161,5 +183,5 @@ export function serveLink(port: MessagePort, handle: (task: never) => Promise<un
       else done.catch(() => undefined);
     }
   });
-  return (note) => answer([0, true, note]);
+  return note;
 }

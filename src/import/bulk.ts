@@ -1,5 +1,6 @@
 import type { Database } from 'lmdb';
 import { PendingWrites, WriteBatch, type Key, type ShardStore } from '../store/shard-store.js';
+import { topicIdsOf } from '../store/topic-ids.js';
 
 /**
  * The import's write batch: the same store functions fill it as fill a live action's
@@ -41,5 +42,7 @@ export class BulkBatch extends WriteBatch {
         else db.put(key, value);
       }
     });
+    // A shard running beside an import would otherwise keep topics' ids from before it.
+    topicIdsOf(this.target.byTopic)?.clear();
   }
 }

@@ -1,7 +1,7 @@
 import { flippedAmong, flipIds, hasFlip, setFlip } from '../store/flips.js';
 import type { StoreView, WriteBatch } from '../store/shard-store.js';
 import { FLAG, INDEXED_FLAGS, READ_FLIP, type FlagName, type MessageRecord } from './message.js';
-import type { RealmState } from './realm-state.js';
+import type { RealmState, SubInterval } from './realm-state.js';
 
 /**
  * Per-user message state, kept sparse so that a send costs the same whatever the channel's size.
@@ -41,11 +41,20 @@ export function setReadMark(shard: StoreView, batch: WriteBatch, realm: RealmSta
  * nothing about who received a message sent elsewhere.
  */
 export function received(realm: RealmState, userId: number, msg: MessageRecord): boolean {
+  return receivedBy(msg, userId) ?? within(realm.intervals(userId, msg.streamId!), msg.id);
+}
+
+/** What the message itself says of whether the user received it; undefined: its channel's intervals decide. */
+function receivedBy(msg: MessageRecord, userId: number): boolean | undefined {
   if (msg.receivers) return sortedHas(msg.receivers, userId);
   if (msg.senderId === userId) return true;
   if (msg.kind === 'direct') return msg.dm!.includes(userId);
-  for (const [first, last] of realm.intervals(userId, msg.streamId!)) {
-    if (msg.id >= first && (last === null || msg.id <= last)) return true;
+  return undefined;
+}
+
+function within(intervals: SubInterval[], id: number): boolean {
+  for (const [first, last] of intervals) {
+    if (id >= first && (last === null || id <= last)) return true;
   }
   return false;
 }
@@ -112,11 +121,38 @@ export function storedBitsBetween(shard: StoreView, realm: RealmState, userId: n
 
 /** The bits the API shows, read included, for one user and message. */
 export function flagBits(shard: StoreView, realm: RealmState, userId: number, msg: MessageRecord, stored = storedBits(shard, realm, userId, msg.id)): number {
+  return shownBits(stored, received(realm, userId, msg), msg.id, realm, userId);
+}
+
+/** The shown bits from the stored ones; `mark`, the user's read mark when the caller has it. */
+function shownBits(stored: number, receivedIt: boolean, id: number, realm: RealmState, userId: number, mark?: number): number {
   let bits = stored & ~READ_FLIP;
-  if (received(realm, userId, msg)) {
-    if (msg.id <= readMark(realm, userId) !== ((stored & READ_FLIP) !== 0)) bits |= FLAG.read;
+  if (receivedIt) {
+    if (id <= (mark ?? readMark(realm, userId)) !== ((stored & READ_FLIP) !== 0)) bits |= FLAG.read;
   } else bits |= FLAG.read | FLAG.historical;
   return bits;
+}
+
+/**
+ * flagBits for the messages of one page and one viewer, as one synchronous step: the read mark
+ * and the channel's subscription intervals are looked up once per channel of the page rather
+ * than once per message (a page of a topic has one channel; each lookup is a Map's).
+ */
+export function pageFlagBits(realm: RealmState, userId: number): (msg: MessageRecord, stored: number) => number {
+  const mark = readMark(realm, userId);
+  let streamId = -1;
+  let intervals: SubInterval[] = [];
+  return (msg, stored) => {
+    let got = receivedBy(msg, userId);
+    if (got === undefined) {
+      if (msg.streamId !== streamId) {
+        streamId = msg.streamId!;
+        intervals = realm.intervals(userId, streamId);
+      }
+      got = within(intervals, msg.id);
+    }
+    return shownBits(stored, got, msg.id, realm, userId, mark);
+  };
 }
 
 export function flagNames(bits: number): string[] {

@@ -2,6 +2,7 @@ import type { Database } from 'lmdb';
 import { pack, unpack } from 'msgpackr';
 import type { JobRecord } from './jobs.js';
 import type { Key, ShardStore, ShardTable } from './shard-store.js';
+import { topicIdsOf } from './topic-ids.js';
 
 /**
  * One realm's rows, read out of a shard's store and written into another's: how a cluster moves
@@ -219,6 +220,8 @@ export async function loadRows(store: ShardStore, bytes: Uint8Array): Promise<nu
       db.put(key, value);
     }
   });
+  // The topics' ids kept in memory (store/topic-ids.ts) are read again.
+  topicIdsOf(store.byTopic)?.clear();
   return rows.length;
 }
 
@@ -290,6 +293,7 @@ export async function clearRealm(store: ShardStore, realmId: number, cursor: Dum
     await store.env.transaction(() => {
       for (const [db, key] of doomed) db.remove(key);
     });
+    topicIdsOf(store.byTopic)?.clear();
   }
   return { deleted: doomed.length, next };
 }

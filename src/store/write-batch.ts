@@ -1,4 +1,5 @@
 import type { Database, RootDatabase } from 'lmdb';
+import { topicIds, type TopicIds } from './topic-ids.js';
 
 /**
  * The write path of a shard's store: writes made by actions and not yet committed (the overlay
@@ -65,9 +66,16 @@ export class PendingWrites {
    */
   private readonly ranged: Set<Database>;
 
-  constructor(cachedTables: Database[] = [], rangedTables: Database[] = [], cacheSize = 4096) {
+  /**
+   * The newest ids of recently read topics (store/topic-ids.ts), for the byTopic table given:
+   * a batch tells it of the rows it wrote there once its transaction has ended.
+   */
+  readonly topics: TopicIds | null;
+
+  constructor(cachedTables: Database[] = [], rangedTables: Database[] = [], cacheSize = 4096, topicTable: Database | null = null) {
     for (const db of cachedTables) this.cached.set(db, new RowCache(cacheSize));
     this.ranged = new Set(rangedTables);
+    this.topics = topicTable ? topicIds(topicTable) : null;
   }
 
   /** Transactions begun and not yet committed, and who waits for there to be none. */
@@ -208,6 +216,8 @@ export class WriteBatch {
   // them in order leaves each row as its last write did, without a string and two map entries
   // per row (marking 5,000 messages read writes 10,000 index rows).
   private seq: [Database, Key, unknown][] = [];
+  /** The keys of `seq`'s byTopic rows, for the topic cache (PendingWrites.topics). */
+  private topicKeys: Key[] | null = null;
   private count = 0;
   private events: Emitted[] = [];
   /**
@@ -252,6 +262,7 @@ export class WriteBatch {
     this.count++;
     if (this.pending.isRanged(db)) {
       this.seq.push([db, key, value]);
+      if (db === this.pending.topics?.table) (this.topicKeys ??= []).push(key);
       return this;
     }
     let table = this.ops.get(db);
@@ -275,6 +286,7 @@ export class WriteBatch {
     for (const [db, table] of this.ops) for (const [k, { key, entry }] of table) this.pending.settle(db, key, entry, k);
     this.ops = new Map();
     this.seq = [];
+    this.topicKeys = null;
     this.count = 0;
     this.events = [];
     this.memo.clear();
@@ -292,8 +304,10 @@ export class WriteBatch {
     }
     const ops = this.ops;
     const seq = this.seq;
+    const topicKeys = this.topicKeys;
     this.ops = new Map();
     this.seq = [];
+    this.topicKeys = null;
     this.count = 0;
     this.pending.begin();
     let ok = false;
@@ -329,6 +343,8 @@ export class WriteBatch {
     } finally {
       this.timed?.((performance.now() - started) / 1000, ok);
       for (const [db, table] of ops) for (const [k, { key, entry }] of table) this.pending.settle(db, key, entry, k);
+      // Committed or not: a topic read while the transaction ran was read from the snapshot before it.
+      if (topicKeys) for (const key of topicKeys) this.pending.topics!.written(key);
       ticket?.settle(ok);
       this.pending.end();
     }

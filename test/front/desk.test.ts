@@ -66,6 +66,21 @@ t.test('the desk answers polls as the shard does', async (t) => {
       const spelled = await poll({ queue_id: queueId, last_event_id: `0${ids[2]}`, dont_block: 'true' });
       t.equal(spelled.status, 200, 'an odd spelling of an id is read as the shard reads it');
 
+      if (path === 'query') {
+        // Not plain for a desk (a repeated key, the front end's own prefix): the shard reads
+        // them as Koa's path does, the last value winning and `__` names dropped.
+        const raw = (query: string) =>
+          fetch(`http://127.0.0.1:${ts.port}/api/v1/events?${query}`, { headers: { authorization: `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}` } }).then(async (r) => ({ status: r.status, body: await r.json() }));
+        const repeated = await raw(`queue_id=nope&queue_id=${queueId}&last_event_id=${ids[2]}&dont_block=true`);
+        t.equal(repeated.status, 200, 'a repeated key: its last value counts');
+        t.same(repeated.body.events, [], 'and the poll is answered');
+        const internal = await raw(`queue_id=${queueId}&last_event_id=${ids[2]}&dont_block=true&__files=x`);
+        t.equal(internal.status, 200, "a name with the front end's prefix is dropped");
+        t.same(internal.body.ignored_parameters_unsupported, undefined, 'and not named as ignored');
+        const stillAtDesk = await poll({ queue_id: queueId, last_event_id: ids[2], dont_block: true });
+        t.same(stillAtDesk.body.events, [], 'a plain poll after them is answered as before');
+      }
+
       // A heartbeat reaches a poll parked with nothing to say.
       const hb = await poll({ queue_id: queueId, last_event_id: ids[2] });
       t.same(contents(hb.body), ['heartbeat'], 'a parked poll gets its heartbeat');

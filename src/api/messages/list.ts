@@ -10,7 +10,7 @@ import { planNarrow } from './narrow-plan.js';
 import { searchFields, type SearchQuery } from './narrow-search.js';
 import { RawJson } from '../../lib/raw-json.js';
 import { storedBitsOf } from '../../model/read-state.js';
-import { appendMessageJson, messageWithFlags, shownTopic, type MessageViewOptions } from './views.js';
+import { messageWithFlags, pageJson, shownTopic, type MessageViewOptions } from './views.js';
 
 /** The most messages one GET /messages answers, as the reference limits it. */
 export const MAX_MESSAGES_PER_FETCH = 5000;
@@ -31,14 +31,7 @@ interface ListParams {
 /** Messages as GET /messages shows them: the viewer's flags, and search highlights if any. */
 export function messageList(shard: Shard, realm: RealmState, viewer: UserRecord, msgs: MessageRecord[], opts: MessageViewOptions, search: SearchQuery | null): Record<string, unknown>[] | RawJson {
   if (!search) {
-    const stored = storedBitsOf(shard, realm, viewer.id, msgs);
-    const parts = ['['];
-    for (let i = 0; i < msgs.length; i++) {
-      if (i > 0) parts.push(',');
-      appendMessageJson(shard, realm, viewer, msgs[i], opts, stored.get(msgs[i].id) ?? 0, parts);
-    }
-    parts.push(']');
-    return RawJson.pieces(parts);
+    return RawJson.pieces(pageJson(shard, realm, viewer, msgs, opts, storedBitsOf(shard, realm, viewer.id, msgs)));
   }
   return msgs.map((msg) => {
     const view = messageWithFlags(shard, realm, viewer, msg, opts);

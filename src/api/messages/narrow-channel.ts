@@ -2,6 +2,7 @@ import type { RealmState } from '../../model/realm-state.js';
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { idsUnder, mergeIds, type IdRange } from '../../store/messages.js';
+import { topicIds } from '../../store/topic-ids.js';
 import type { NarrowTerm } from './narrow.js';
 import type { SearchQuery } from './narrow-search.js';
 
@@ -34,7 +35,8 @@ export const clip = (r: IdRange, min: number, max: number): IdRange | null => {
 export function channelDriver(shard: Shard, realm: RealmState, user: UserRecord, stream: StreamRecord, topic: string | null, history: boolean): Driver {
   const { store } = shard;
   const r = realm.id;
-  const read = (range: IdRange) => (topic !== null ? idsUnder(store.byTopic, [r, stream.id, topic], range) : idsUnder(store.byStream, [r, stream.id], range));
+  // A topic's newest ids are kept in memory (store/topic-ids.ts): a page of a topic reads no index.
+  const read = (range: IdRange) => (topic !== null ? topicIds(store.byTopic).ids([r, stream.id, topic], range, shard.damage) : idsUnder(store.byStream, [r, stream.id], range));
   const rank = topic !== null ? 1 : 4;
   if (history) return { rank, ids: read };
   // The user's own messages of a channel are those within their subscription intervals, and

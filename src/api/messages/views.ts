@@ -1,5 +1,5 @@
 import { dmKey, EMPTY_TOPIC_DISPLAY_NAME, type MessageRecord } from '../../model/message.js';
-import { flagBits, flagNames, userFlags } from '../../model/read-state.js';
+import { flagNames, pageFlagBits, userFlags } from '../../model/read-state.js';
 import type { RealmState } from '../../model/realm-state.js';
 import { realmSetting } from '../../model/realm-settings.js';
 import type { RealmRecord, UserRecord } from '../../model/types.js';
@@ -140,19 +140,58 @@ function flagsTailOf(bits: number): string {
   return json;
 }
 
-/**
- * messageWithFlags, serialised, appended to `out` in pieces for RawJson.pieces (the cached head
- * and the flags' tail, each a flat string: no string is made per message); `stored` is the
- * viewer's stored bits for it, read for the whole page at once (storedBitsOf).
- */
-export function appendMessageJson(shard: Shard, realm: RealmState, viewer: UserRecord, msg: MessageRecord, opts: MessageViewOptions, stored: number, out: string[]): void {
-  if (msg.kind !== 'stream') {
-    out.push(JSON.stringify(messageWithFlags(shard, realm, viewer, msg, opts)));
-    return;
+/** flagsTail's strings followed by the comma between two messages: one piece less per message. */
+const flagsTailComma = new Map<number, string>();
+
+function flagsTailCommaOf(bits: number): string {
+  let json = flagsTailComma.get(bits);
+  if (json === undefined) {
+    if (flagsTailComma.size >= 1024) flagsTailComma.clear();
+    flagsTailComma.set(bits, (json = `${flagsTailOf(bits)},`));
   }
+  return json;
+}
+
+/**
+ * A page of messages as the JSON array GET /messages answers, in pieces for RawJson.pieces (each
+ * a flat string: the cached heads, the flags' tails, no string made per message); `stored` holds
+ * the viewer's stored bits of the page (storedBitsOf). The array of pieces is made at its size:
+ * pushing 200 pieces grew it step by step, a copy each time. What is looked up once per message
+ * in general (the read mark, the channel's subscription intervals and name) is looked up once
+ * per channel of the page.
+ */
+export function pageJson(shard: Shard, realm: RealmState, viewer: UserRecord, msgs: MessageRecord[], opts: MessageViewOptions, stored: Map<number, number>): string[] {
+  const bitsOf = pageFlagBits(realm, viewer.id);
+  const out = new Array<string>(2 * msgs.length + 2);
+  out[0] = '[';
+  let n = 1;
   const slot = (opts.applyMarkdown ? 1 : 0) | (opts.clientGravatar ? 2 : 0) | (opts.allowEmptyTopicName ? 4 : 0);
+  let streamId = -1;
+  let channel: string | undefined;
+  for (let i = 0; i < msgs.length; i++) {
+    const msg = msgs[i];
+    const last = i === msgs.length - 1;
+    if (msg.kind !== 'stream') {
+      out[n++] = JSON.stringify(messageWithFlags(shard, realm, viewer, msg, opts));
+      if (!last) out[n++] = ',';
+      continue;
+    }
+    if (msg.streamId !== streamId) {
+      streamId = msg.streamId!;
+      channel = realm.streams.get(streamId)?.name;
+    }
+    const bits = bitsOf(msg, stored.get(msg.id) ?? 0);
+    out[n++] = cachedHead(shard, realm, viewer, msg, opts, slot, channel);
+    out[n++] = last ? flagsTailOf(bits) : flagsTailCommaOf(bits);
+  }
+  out[n++] = ']';
+  out.length = n;
+  return out;
+}
+
+/** A channel message's view as JSON up to its flags (CachedView.head), made when it is not cached or is out of date. */
+function cachedHead(shard: Shard, realm: RealmState, viewer: UserRecord, msg: MessageRecord, opts: MessageViewOptions, slot: number, channel: string | undefined): string {
   const sender = realm.users.get(msg.senderId);
-  const channel = realm.streams.get(msg.streamId!)?.name;
   let slots = viewCache.get(msg);
   if (!slots) viewCache.set(msg, (slots = []));
   let cached = slots[slot];
@@ -179,7 +218,7 @@ export function appendMessageJson(shard: Shard, realm: RealmState, viewer: UserR
       head: json.slice(0, -2),
     };
   }
-  out.push(cached.head, flagsTailOf(flagBits(shard, realm, viewer.id, msg, stored)));
+  return cached.head;
 }
 
 /** The view with the viewer's flags, as GET /messages and GET /messages/{id} return it. */

@@ -1,0 +1,50 @@
+import { getHeapSpaceStatistics } from 'node:v8';
+import t from 'tap';
+import { compactHeap } from '../../src/lib/compact-heap.js';
+import { startTestServer } from '../helpers/server.js';
+
+/**
+ * The idle server's heaps (host/compact-when-idle.ts): once idle after its start, every thread
+ * hands back the young generation the start grew. Sizes come from V8's own statistics, which
+ * the compaction reports per thread.
+ */
+
+const newSpaceMb = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')!.space_size / 1048576;
+
+t.test('a compaction shrinks a young generation that surviving allocations grew', async (t) => {
+  // Objects that survive scavenges make V8 grow the semi-spaces, as a start's loading does.
+  let kept: { i: number; s: string }[] = [];
+  for (let i = 0; i < 400_000; i++) kept.push({ i, s: `x${i}` });
+  const grown = newSpaceMb();
+  t.ok(grown >= 8, `the young generation grew (${grown} MB of room)`);
+  t.equal(kept.length, 400_000);
+  kept = [];
+  const { beforeMb, afterMb } = await compactHeap();
+  t.ok(afterMb < beforeMb, `resident young generation ${beforeMb} -> ${afterMb} MB`);
+  t.ok(newSpaceMb() <= 2, `room after the compaction: ${newSpaceMb()} MB`);
+});
+
+t.test('an idle server compacts each thread once, and serves afterwards', async (t) => {
+  const ts = await startTestServer(t);
+  t.teardown(() => ts.close());
+  const threads = await ts.server.compaction;
+  t.ok(threads, 'the compaction ran');
+  t.equal(threads![0].thread, 'main', 'the main thread first');
+  t.equal(new Set(threads!.map((th) => th.thread)).size, threads!.length, 'each thread once');
+  t.ok(threads!.some((th) => th.thread.startsWith('shard ')), 'a shard thread took part');
+  for (const th of threads!) t.ok(th.afterMb <= Math.max(th.beforeMb, 2), `${th.thread}: ${th.beforeMb} -> ${th.afterMb} MB`);
+  const main = threads!.find((th) => th.thread === 'main')!;
+  t.ok(main.afterMb <= 2, `the main thread's young generation is back to its first size (${main.afterMb} MB)`);
+  // Still serving: a message sent and read back after the compaction.
+  const sent = await ts.request('POST', '/messages', { params: { type: 'direct', to: JSON.stringify([ts.owner.email]), content: 'after the compaction' } });
+  t.equal(sent.status, 200);
+  const got = await ts.request('GET', `/messages/${(sent.body as { id: number }).id}`);
+  t.equal((got.body as { message: { content: string } }).message.content, '<p>after the compaction</p>');
+});
+
+t.test('a server stopped before it was idle reports no compaction', async (t) => {
+  const ts = await startTestServer(t);
+  const compaction = ts.server.compaction;
+  await ts.close();
+  t.equal(await compaction, null);
+});

@@ -1,0 +1,80 @@
+import t from 'tap';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { serveLink, type Up } from '../../src/host/link.js';
+
+/**
+ * The shard's side of a link (host/link.ts): what it posts, when, and in which order. The
+ * posts are watched by wrapping the port's postMessage, so the order against the thread's own
+ * setImmediate callbacks is exact, not timed.
+ */
+function setup(handle: (task: any) => Promise<unknown>) {
+  const { port1, port2 } = new MessageChannel();
+  const log: unknown[] = [];
+  const post = port2.postMessage.bind(port2);
+  (port2 as MessagePort & { postMessage: (value: unknown) => void }).postMessage = (value: unknown) => {
+    log.push(['post', value]);
+    post(value);
+  };
+  const toFront = serveLink(port2, handle as never);
+  const received: Up[][] = [];
+  port1.on('message', (batch: Up[]) => received.push(batch));
+  const close = () => {
+    port1.close();
+    port2.close();
+  };
+  return { port1, log, toFront, received, close };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+const until = async (ok: () => boolean) => {
+  for (let i = 0; i < 1000 && !ok(); i++) await turn();
+};
+
+t.test("a note goes when the task's microtasks have run, before the turn's immediates", async (t) => {
+  let toFront: (note: unknown) => void = () => undefined;
+  const s = setup(async (task) => {
+    if (task === 'commit') {
+      setImmediate(() => s.log.push('immediate'));
+      toFront({ kind: 'events', n: 1 });
+      toFront({ kind: 'events', n: 2 });
+    }
+    return null;
+  });
+  toFront = s.toFront;
+  s.port1.postMessage([[0, 'commit']]);
+  await until(() => s.log.length >= 2);
+  t.same(s.log, [['post', [[0, true, { kind: 'events', n: 1 }], [0, true, { kind: 'events', n: 2 }]]], 'immediate'], 'both notes in one post, ahead of the rest of the turn');
+  s.close();
+});
+
+t.test('answers wait for the end of the turn, and a note takes the answers queued before it', async (t) => {
+  let toFront: (note: unknown) => void = () => undefined;
+  const s = setup(async (task) => {
+    if (task === 'note') toFront({ kind: 'drain' });
+    else setImmediate(() => s.log.push('immediate'));
+    return task;
+  });
+  toFront = s.toFront;
+  s.port1.postMessage([[1, 'plain']]);
+  await until(() => s.log.length >= 2);
+  t.same(s.log, ['immediate', ['post', [[1, true, 'plain']]]], 'an answer alone goes after the immediates queued before it');
+  s.log.length = 0;
+  // The first task's answer is queued (a resolved promise's reaction) before the second runs.
+  s.port1.postMessage([[2, 'a'], [0, 'note'], [3, 'b']]);
+  await until(() => s.received.length >= 2 && s.log.length >= 3);
+  const posts = s.log.filter((entry): entry is ['post', Up[]] => Array.isArray(entry)).map(([, batch]) => batch);
+  t.same(posts, [[[0, true, { kind: 'drain' }], [2, true, 'a']], [[3, true, 'b']]], "the note goes with the answer queued before it; the later answer at the turn's end");
+  t.same(s.log.slice(1), ['immediate', 'immediate', ['post', [[3, true, 'b']]]], 'after the immediates queued before it');
+  s.close();
+});
+
+t.test('a batch that cannot be cloned is posted item by item', async (t) => {
+  const s = setup(async (task) => (task === 'bad' ? { fn: () => undefined } : task));
+  s.port1.postMessage([[1, 'ok'], [2, 'bad']]);
+  await until(() => s.received.flat().length >= 2);
+  const items = s.received.flat();
+  t.same(items[0], [1, true, 'ok'], 'the good answer arrives');
+  t.equal(items[1][0], 2, 'the bad one is answered');
+  t.equal(items[1][1], false, 'as a failure');
+  s.close();
+});
