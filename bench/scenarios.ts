@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { Api, Poller, type Creds } from './lib/api.js';
-import { hammer, Latencies, sampled, sleep, type CpuSpent, type Measured } from './lib/load.js';
+import { cpuBetween, hammer, Latencies, sampled, sleep, type CpuSpent, type Measured } from './lib/load.js';
 import type { Target } from './lib/target.js';
 
 /** How big and how long: `--quick` shrinks every scenario so the whole run takes under a minute. */
@@ -57,6 +57,7 @@ export function cpuCost(cpu: CpuSpent | null, sends: number, events: number) {
     msPerSend: r(cpu.totalMs / sends),
     mainMsPerSend: r(cpu.mainMs / sends),
     otherMsPerSend: r(cpu.otherMs / sends),
+    shardMsPerSend: r(cpu.busiestOtherMs / sends),
     usPerEvent: events > 0 ? r((cpu.totalMs * 1000) / events, 1) : null,
   };
 }
@@ -169,7 +170,7 @@ export async function fanoutLatency(env: Env, p1Rps: number): Promise<Outcome> {
   await api.close();
   const s = lat.summary();
   const incomplete = n - s.count;
-  const cpu = cpuFrom && cpuTo ? { totalMs: cpuTo.totalMs - cpuFrom.totalMs, mainMs: cpuTo.mainMs - cpuFrom.mainMs, otherMs: cpuTo.totalMs - cpuTo.mainMs - (cpuFrom.totalMs - cpuFrom.mainMs), seconds: (performance.now() - start) / 1000 } : null;
+  const cpu = cpuBetween(cpuFrom, cpuTo, (performance.now() - start) / 1000);
   return {
     id: 'P2',
     title: 'send -> event at all 50 pollers, at 1/4 of P1 rate',
@@ -282,7 +283,8 @@ export async function deliveryCost(env: Env, rounds: number): Promise<Outcome> {
   await api.close();
   const s = lat.summary();
   const r = (x: number) => Math.round(x * 1000) / 1000;
-  const cpu = from && to ? { msPerRound: r((to.totalMs - from.totalMs) / rounds), mainMsPerRound: r((to.mainMs - from.mainMs) / rounds), otherMsPerRound: r((to.totalMs - to.mainMs - from.totalMs + from.mainMs) / rounds) } : null;
+  const spent = cpuBetween(from, to, 0);
+  const cpu = spent ? { msPerRound: r(spent.totalMs / rounds), mainMsPerRound: r(spent.mainMs / rounds), otherMsPerRound: r(spent.otherMs / rounds), shardMsPerRound: r(spent.busiestOtherMs / rounds) } : null;
   return {
     id: 'DELIVERY',
     title: `one send to 50 pollers, waited for, ${rounds} times`,

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import * as hdr from 'hdr-histogram-js';
 import { basicAuth, form, type Creds } from './api.js';
-import type { Target } from './target.js';
+import type { CpuReading, Target } from './target.js';
 
 /** Throughput and latency of one measured run. */
 export interface Measured {
@@ -87,7 +87,25 @@ export interface CpuSpent {
   totalMs: number;
   mainMs: number;
   otherMs: number;
+  /**
+   * The busiest of the other threads: the shard thread of a one-shard server (the rest of
+   * otherMs is V8's collector and compiler threads and libuv's pool, where LMDB commits).
+   */
+  busiestOtherMs: number;
   seconds: number;
+}
+
+/** A server's CPU time between two readings of `Target.cpuTime`; null if either is missing. */
+export function cpuBetween(from: CpuReading | null, to: CpuReading | null, seconds: number): CpuSpent | null {
+  if (!from || !to) return null;
+  return { totalMs: to.totalMs - from.totalMs, mainMs: to.mainMs - from.mainMs, otherMs: to.totalMs - to.mainMs - (from.totalMs - from.mainMs), busiestOtherMs: busiestOther(from.threadMs, to.threadMs), seconds };
+}
+
+/** The most CPU time any thread but the main one spent between two readings. */
+function busiestOther(from: Map<number, number>, to: Map<number, number>): number {
+  let most = 0;
+  for (const [tid, ms] of to) most = Math.max(most, ms - (from.get(tid) ?? 0));
+  return most;
 }
 
 /**
@@ -117,7 +135,7 @@ export async function sampled<T>(target: Target, fn: (mark: () => Promise<void>)
     const to = await target.cpuTime();
     const seconds = (performance.now() - t0) / 1000;
     await sample();
-    const spent = from && to ? { totalMs: to.totalMs - from.totalMs, mainMs: to.mainMs - from.mainMs, otherMs: to.totalMs - to.mainMs - (from.totalMs - from.mainMs), seconds } : null;
+    const spent = cpuBetween(from, to, seconds);
     return { value, maxRssMb: rss.length ? Math.round(Math.max(...rss)) : null, avgCpu: cpu.length ? Math.round(cpu.reduce((a, b) => a + b, 0) / cpu.length) : null, cpu: spent };
   } finally {
     clearInterval(timer);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +33,7 @@ export interface Target {
   /** Resident memory and CPU (percent of one core since the last sample); null for a remote server. */
   usage(): Promise<{ rssMb: number; cpu: number } | null>;
   /** CPU time the server has used since it started, in ms (all threads, and its main thread); null for a remote server. */
-  cpuTime(): Promise<{ totalMs: number; mainMs: number } | null>;
+  cpuTime(): Promise<CpuReading | null>;
   close(): Promise<void>;
 }
 
@@ -102,7 +102,7 @@ export class OwnServer implements Target {
     return { rssMb: stat.memory / 1048576, cpu: stat.cpu };
   }
 
-  async cpuTime(): Promise<{ totalMs: number; mainMs: number } | null> {
+  async cpuTime(): Promise<CpuReading | null> {
     return this.child?.pid ? processCpu(this.child.pid) : null;
   }
 
@@ -122,10 +122,20 @@ export class OwnServer implements Target {
   }
 }
 
+/** One reading of a server's CPU time: the whole process, its main thread, each other thread. */
+export interface CpuReading {
+  totalMs: number;
+  mainMs: number;
+  threadMs: Map<number, number>;
+}
+
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
-/** utime + stime of a process and of its main thread, from /proc (Linux); null elsewhere. */
-export function processCpu(pid: number): { totalMs: number; mainMs: number } | null {
+/**
+ * utime + stime of a process, of its main thread and of each of its other threads by id, from
+ * /proc (Linux); null elsewhere.
+ */
+export function processCpu(pid: number): CpuReading | null {
   const ticks = (file: string) => {
     // The fields after the parenthesised command name: utime and stime are the 12th and 13th.
     const stat = readFileSync(file, 'utf8');
@@ -133,7 +143,16 @@ export function processCpu(pid: number): { totalMs: number; mainMs: number } | n
     return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
   };
   try {
-    return { totalMs: ticks(`/proc/${pid}/stat`), mainMs: ticks(`/proc/${pid}/task/${pid}/stat`) };
+    const threadMs = new Map<number, number>();
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      if (Number(tid) === pid) continue;
+      try {
+        threadMs.set(Number(tid), ticks(`/proc/${pid}/task/${tid}/stat`));
+      } catch {
+        // A thread that ended between the listing and the read.
+      }
+    }
+    return { totalMs: ticks(`/proc/${pid}/stat`), mainMs: ticks(`/proc/${pid}/task/${pid}/stat`), threadMs };
   } catch {
     return null;
   }
