@@ -18,7 +18,7 @@ import { checkDirectoryFile, checkShardFiles, StoreError } from './store/integri
 import { probeStores, type ProbeReport } from './store/probe.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
 import { checkStoresAfterStart } from './host/store-check.js';
-import { compactWhenIdle, type Compaction } from './host/compact-when-idle.js';
+import { compactWhenIdle, RequestActivity, type Compaction } from './host/compact-when-idle.js';
 import { log } from './lib/log.js';
 import { refreshZuliprcSites } from './zuliprc.js';
 import { ensureStoreFormat } from './store/format.js';
@@ -133,6 +133,8 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
   const connections = new Map<Socket, { busy: number; idleSince: number }>();
   // What happened to the requests a stop found: logged when it ends.
   const stopStats = { answered: 0, cut: 0 };
+  // What the idle compaction after start watches (host/compact-when-idle.ts).
+  const requests = new RequestActivity();
   // Set once a stop begins (see close). Declared before the listener opens: a response's close
   // handler reads it, and a client may hang up while the shards are still loading.
   let closing: Promise<void> | null = null;
@@ -140,7 +142,9 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
     const conn = connections.get(req.socket);
     if (conn) {
       conn.busy++;
+      const waits = requests.begin(req);
       res.once('close', () => {
+        requests.end(waits);
         conn.busy--;
         conn.idleSince = Date.now();
         if (closing) stopStats[res.writableFinished ? 'answered' : 'cut']++;
@@ -221,7 +225,7 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
   const checking = new AbortController();
   const storeCheck = checkStoresAfterStart(config.dataDir, pool, checking.signal);
   // What the start grew the threads' heaps to goes back once the server is idle.
-  const compaction = compactWhenIdle(pool, checking.signal);
+  const compaction = compactWhenIdle(pool, checking.signal, requests);
 
   /**
    * A graceful stop. In order:

@@ -1,5 +1,9 @@
+import type { IncomingMessage } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapSpaceStatistics } from 'node:v8';
 import t from 'tap';
+import { compactWhenIdle, RequestActivity } from '../../src/host/compact-when-idle.js';
+import type { ShardPool } from '../../src/host/pool.js';
 import { compactHeap } from '../../src/lib/compact-heap.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -47,4 +51,44 @@ t.test('a server stopped before it was idle reports no compaction', async (t) =>
   const compaction = ts.server.compaction;
   await ts.close();
   t.equal(await compaction, null);
+});
+
+/** A pool with no shard started: the watch compacts this (the test's) thread alone. */
+const noShards = { started: () => [] } as unknown as ShardPool;
+const request = (method: string, url: string) => ({ method, url }) as IncomingMessage;
+
+/** The watch's timer does not hold the process (a server's does not wait for it): the test does. */
+function holdOpen(t: { teardown(fn: () => void): void }): void {
+  const timer = setInterval(() => undefined, 1000);
+  t.teardown(() => clearInterval(timer));
+}
+
+t.test('a request in flight holds the compaction off until it has ended', async (t) => {
+  const requests = new RequestActivity();
+  const stop = new AbortController();
+  t.teardown(() => stop.abort());
+  holdOpen(t);
+  // A client waiting on an answer, as P7b's registers right after a restart (one at a time).
+  const waits = requests.begin(request('POST', '/api/v1/register'));
+  let compacted = false;
+  const compaction = compactWhenIdle(noShards, stop.signal, requests).then((threads) => ((compacted = true), threads));
+  await sleep(2000); // four of the watch's half-seconds
+  t.equal(compacted, false, 'no compaction while the request is in flight');
+  requests.end(waits);
+  const threads = await compaction;
+  t.same(threads?.map((th) => th.thread), ['main'], 'compacted once the request had ended');
+});
+
+t.test('parked long-polls do not hold the compaction off', async (t) => {
+  const requests = new RequestActivity();
+  const stop = new AbortController();
+  t.teardown(() => stop.abort());
+  holdOpen(t);
+  const waits = requests.begin(request('GET', '/api/v1/events?queue_id=1&last_event_id=-1'));
+  t.equal(waits, false, 'a GET /events is not waited on');
+  t.equal(requests.waiting, 0);
+  const threads = await compactWhenIdle(noShards, stop.signal, requests);
+  t.same(threads?.map((th) => th.thread), ['main'], 'compacted with the poll still parked');
+  requests.end(waits);
+  t.equal(requests.waiting, 0);
 });
