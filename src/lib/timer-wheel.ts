@@ -16,6 +16,14 @@
  *
  * The wheel does not read the clock itself: `advance(now)` runs every tick up to `now`. `start()`
  * drives it from one unref'd setInterval; tests call advance() with a fake time.
+ *
+ * A slot is an array, each timer knowing its place in it (a cancel moves the slot's last timer
+ * there), not a Set: the slots live as long as the shard, so they are in V8's old generation,
+ * and a Set there that is added to and deleted from keeps every timer that ever passed through
+ * it alive until the next full collection (each rehash leaves the old table, with its entries,
+ * linked to the new one). Every poll re-arms its queue's expiry, so with Sets each poll's timers
+ * were promoted: about 19 KB per DELIVERY round of one send and 50 polls (bench/RESULTS.md, the
+ * gc3 session). An array's vacated place is overwritten, and nothing dead stays reachable.
  */
 export interface Timer {
   readonly at: number;
@@ -28,10 +36,12 @@ interface Entry extends Timer {
   done: boolean;
   fn: () => void;
   slot: number;
+  /** Its place in its slot's array; -1 once out of it. */
+  index: number;
 }
 
 export class TimerWheel {
-  private readonly slots: Set<Entry>[];
+  private readonly slots: Entry[][];
   private readonly tickMs: number;
   private lastTick: number;
   private interval: NodeJS.Timeout | null = null;
@@ -39,7 +49,7 @@ export class TimerWheel {
 
   constructor(opts: { tickMs?: number; slots?: number; now?: number } = {}) {
     this.tickMs = opts.tickMs ?? 1000;
-    this.slots = Array.from({ length: opts.slots ?? 512 }, () => new Set());
+    this.slots = Array.from({ length: opts.slots ?? 512 }, () => []);
     this.lastTick = Math.floor((opts.now ?? Date.now()) / this.tickMs);
   }
 
@@ -52,16 +62,29 @@ export class TimerWheel {
   schedule(at: number, fn: () => void): Timer {
     const tick = Math.max(Math.ceil(at / this.tickMs), this.lastTick + 1);
     const slot = tick % this.slots.length;
-    const entry: Entry = { at, fn, slot, done: false };
-    this.slots[slot].add(entry);
+    const timers = this.slots[slot];
+    const entry: Entry = { at, fn, slot, done: false, index: timers.length };
+    timers.push(entry);
     this.count++;
     return entry;
   }
 
   cancel(timer: Timer): void {
     const entry = timer as Entry;
-    if (entry.done || !this.slots[entry.slot].delete(entry)) return;
+    if (entry.done || entry.index < 0) return;
+    this.remove(entry);
     entry.done = true;
+  }
+
+  /** Takes a timer out of its slot: the slot's last timer takes its place. */
+  private remove(entry: Entry): void {
+    const timers = this.slots[entry.slot];
+    const last = timers.pop()!;
+    if (last !== entry) {
+      timers[entry.index] = last;
+      last.index = entry.index;
+    }
+    entry.index = -1;
     this.count--;
   }
 
@@ -76,10 +99,11 @@ export class TimerWheel {
       // which would hold it for a whole revolution.
       this.lastTick = Math.max(this.lastTick, tick);
       const slot = this.slots[tick % this.slots.length];
-      const due = [...slot].filter((e) => e.at <= now).sort((a, b) => a.at - b.at);
+      const due = slot.filter((e) => e.at <= now).sort((a, b) => a.at - b.at);
       for (const entry of due) {
-        slot.delete(entry);
-        this.count--;
+        // A callback before it may have cancelled it.
+        if (entry.done) continue;
+        this.remove(entry);
         entry.done = true;
         entry.fn();
       }

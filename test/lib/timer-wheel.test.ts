@@ -102,4 +102,39 @@ t.test('TimerWheel', async (t) => {
     wheel.advance(6_000);
     t.same(burst, [3, 4], 'both fired in the same advance');
   });
+
+  t.test('cancelling timers anywhere in a slot, again and again, leaves the others to fire in order', async (t) => {
+    const wheel = new TimerWheel({ now: 0 });
+    const fired: number[] = [];
+    // One slot (all due within the same second), re-armed as polls re-arm their queues' expiry.
+    const timers = Array.from({ length: 10 }, (_, i) => wheel.schedule(5_000 + i, () => fired.push(i)));
+    for (let round = 0; round < 100; round++) {
+      const i = (round * 7) % 10;
+      wheel.cancel(timers[i]);
+      wheel.cancel(timers[i]); // twice: the second does nothing
+      timers[i] = wheel.schedule(5_000 + i, () => fired.push(i));
+    }
+    t.equal(wheel.size, 10, 'ten pending');
+    wheel.cancel(timers[0]);
+    wheel.cancel(timers[9]);
+    wheel.cancel(timers[4]);
+    t.equal(wheel.size, 7);
+    wheel.advance(6_000);
+    t.same(fired, [1, 2, 3, 5, 6, 7, 8], 'the rest, in due order, once each');
+    t.equal(wheel.size, 0);
+    t.ok(timers.every((timer) => timer.done), 'every timer done');
+  });
+
+  t.test('a callback that cancels a timer due in the same tick stops it', async (t) => {
+    const wheel = new TimerWheel({ now: 0 });
+    const fired: string[] = [];
+    const later = wheel.schedule(5_500, () => fired.push('later'));
+    wheel.schedule(5_100, () => {
+      fired.push('first');
+      wheel.cancel(later);
+    });
+    wheel.advance(6_000);
+    t.same(fired, ['first']);
+    t.equal(wheel.size, 0, 'counted once');
+  });
 });
