@@ -18,11 +18,11 @@ import { eventHead, type EventQueue, type ShapedEvent } from './queue.js';
  * itself, as long as they carry the same credentials and plain parameters:
  *
  *     front end                                     shard
- *     poll ── not at a desk ─────────────────────>  poll(): answer + Grant, queue.remote = true
+ *     poll ── not at a desk ─────────────────────>  poll(): answer + Grant (a desk number)
  *     desk <──────────────────────────────────────  ...
  *     poll ── at the desk: answered or parked here
  *          ── deskPoll {ack, parked, newest} ─────>  prune, expiry / heartbeat, rate count
- *     desk <── events {heads, [queue, ids]} ──────  a commit's deliveries to remote queues
+ *     desk <── events {heads, [desk, id, head]} ──  a commit's deliveries to remote queues
  *     desk <── drop / auth / drain / reset ───────  queue gone; credentials changed; stop
  *
  * The queue here stays the one that counts: it keeps the events until they are acknowledged
@@ -47,6 +47,9 @@ export interface Push {
 export class ShardDesks {
   /** Realms whose credentials changed this turn, told together (see authChanged). */
   private changedRealms = new Set<number>();
+  /** Desk numbers given back (Grant.desk), for the next grants; and how many were ever made. */
+  private readonly freeDesks: number[] = [];
+  private desksMade = 0;
 
   constructor(
     private readonly shard: Shard,
@@ -57,15 +60,26 @@ export class ShardDesks {
 
   /** The desk for a queue whose poll is being answered: from now on its deliveries go there. */
   grant(queue: EventQueue): Grant {
-    queue.remote = true;
+    if (queue.desk < 0) queue.desk = this.freeDesks.pop() ?? this.desksMade++;
     const { ids, heads } = queue.pending();
-    return { queueId: queue.id, realmId: queue.opts.realmId, userId: queue.opts.userId, ids, heads, newestPruned: queue.newestPruned };
+    return { queueId: queue.id, desk: queue.desk, realmId: queue.opts.realmId, userId: queue.opts.userId, ids, heads, newestPruned: queue.newestPruned };
   }
 
   /** A poll reached the shard: the front end dropped its desk first; the queue is local again. */
   local(queue: EventQueue): void {
-    queue.remote = false;
+    this.release(queue);
     this.unpark(queue);
+  }
+
+  /**
+   * The queue's desk number is free again. It is given out again only after whatever ended the
+   * desk at the front end (the poll it sent here, the drop or reset note sent before the next
+   * grant), so notes carrying it before that are for a desk the front end no longer has.
+   */
+  private release(queue: EventQueue): void {
+    if (queue.desk < 0) return;
+    this.freeDesks.push(queue.desk);
+    queue.desk = -1;
   }
 
   private unpark(queue: EventQueue): void {
@@ -95,33 +109,27 @@ export class ShardDesks {
     } else this.hooks.armExpiry(queue);
   }
 
-  /** Collects one commit's deliveries to remote queues into one note. */
+  /** Collects one commit's deliveries to remote queues into one note: [desk, id, head, ...]. */
   pushFor(): Push {
-    let heads: string[] | null = null;
+    const heads: string[] = [];
     const index = new Map<string, number>();
-    const queues = new Map<EventQueue, number[]>();
+    const list: number[] = [];
     return {
       add: (queue, event, id) => {
-        heads ??= [];
         const head = eventHead(event);
         let i = index.get(head);
         if (i === undefined) index.set(head, (i = heads.push(head) - 1));
-        let list = queues.get(queue);
-        if (!list) queues.set(queue, (list = []));
-        list.push(id, i);
+        list.push(queue.desk, id, i);
+        // The desk answers its parked poll with these: the heartbeat is no longer due, and the
+        // queue starts to age until the next poll.
+        if (queue.remoteParked) {
+          this.unpark(queue);
+          this.hooks.armExpiry(queue);
+          queue.lastUsed = Date.now();
+        }
       },
       send: () => {
-        if (!heads) return;
-        for (const queue of queues.keys()) {
-          // The desk answers its parked poll with these: the heartbeat is no longer due, and the
-          // queue starts to age until the next poll.
-          if (queue.remoteParked) {
-            this.unpark(queue);
-            this.hooks.armExpiry(queue);
-            queue.lastUsed = Date.now();
-          }
-        }
-        this.shard.toFront({ kind: 'events', heads, queues: [...queues].map(([queue, list]) => [queue.id, list]) });
+        if (list.length > 0) this.shard.toFront({ kind: 'events', heads, list });
       },
     };
   }
@@ -129,7 +137,7 @@ export class ShardDesks {
   /** The queue is gone: its desk goes, and a poll parked there gets the error (or no events). */
   dropped(queue: EventQueue, err?: ApiError): void {
     this.unpark(queue);
-    queue.remote = false;
+    this.release(queue);
     const note: ShardNote = err
       ? { kind: 'drop', queueId: queue.id, status: err.status, body: JSON.stringify(err.body()) }
       : { kind: 'drop', queueId: queue.id, status: 200, body: JSON.stringify({ result: 'success', msg: '', events: [], queue_id: queue.id }) };
