@@ -116,16 +116,10 @@ t.test('after a reset no old number reaches a desk', async (t) => {
   // A reload from the store: every queue local again, then the reset note (manager.resync).
   for (const q of qs) shardDesks.local(q);
   shardDesks.reset();
-  t.ok(
-    qs.every((q) => !q.remote),
-    'every queue is local again',
-  );
+  t.ok(qs.every((q) => !q.remote), 'every queue is local again');
   read();
   t.equal(front.size, 0, 'every desk went');
-  t.ok(
-    qs.every((q) => poll(q) === null),
-    'their polls go to the shard',
-  );
+  t.ok(qs.every((q) => poll(q) === null), 'their polls go to the shard');
   const [x, y] = [queue('qx'), queue('qy')];
   t.ok([grant(y), grant(x)].every((n) => n < 3), 'new grants take numbers given back');
   deliver([x, y], 'after');
@@ -163,7 +157,7 @@ t.test('an auth note takes desks away; the shard keeps their numbers until it ta
   front.note({ kind: 'auth', realmId: 1 });
   deliver([a], 'unseen');
   read();
-  t.equal(poll(a), null, "the desk went: the poll goes to the shard, which has the event");
+  t.equal(poll(a), null, 'the desk went: the poll goes to the shard, which has the event');
   t.ok(a.remote, 'the shard still counts the queue as at a desk until that poll arrives');
   const b = queue('qb', 2);
   t.equal(grant(b), 1, 'so its number is not given to another desk');
