@@ -1,5 +1,6 @@
 import type { Database } from 'lmdb';
 import { PendingWrites, WriteBatch, type Key, type ShardStore } from '../store/shard-store.js';
+import { flagBlocksOf } from '../store/flag-blocks.js';
 import { topicIdsOf } from '../store/topic-ids.js';
 
 /**
@@ -44,5 +45,6 @@ export class BulkBatch extends WriteBatch {
     });
     // A shard running beside an import would otherwise keep topics' ids from before it.
     topicIdsOf(this.target.byTopic)?.clear();
+    flagBlocksOf(this.target.uflags)?.clear();
   }
 }

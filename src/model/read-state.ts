@@ -1,4 +1,5 @@
-import { flippedAmong, flipIds, hasFlip, setFlip } from '../store/flips.js';
+import { flagBlocks } from '../store/flag-blocks.js';
+import { flipBlock, flippedAmong, flipIds, hasBit, hasFlip, setFlip } from '../store/flips.js';
 import type { StoreView, WriteBatch } from '../store/shard-store.js';
 import { FLAG, INDEXED_FLAGS, READ_FLIP, type FlagName, type MessageRecord } from './message.js';
 import type { RealmState, SubInterval } from './realm-state.js';
@@ -78,17 +79,48 @@ export function storedBits(shard: StoreView, realm: RealmState, userId: number, 
 }
 
 /**
- * storedBits for many messages at once: one range read over the user's sparse rows between the
- * smallest and largest id, instead of a lookup per message (a page of history has 100).
+ * storedBits for many messages at once: each block of ids they fall in is read once per user and
+ * kept (store/flag-blocks.ts: its uflags rows, none for most blocks, and its flip bitmap), instead
+ * of a lookup per message (a page of history has 100); the shard's uncommitted writes on top.
  */
 export function storedBitsOf(shard: StoreView, realm: RealmState, userId: number, msgs: MessageRecord[]): Map<number, number> {
   return storedBitsOfIds(shard, realm, userId, msgs.map((m) => m.id));
 }
 
-/** storedBitsOf by ids alone. */
+/** storedBitsOf by ids alone: only ids with stored bits are in the map. */
 export function storedBitsOfIds(shard: StoreView, realm: RealmState, userId: number, ids: number[]): Map<number, number> {
   const out = new Map<number, number>();
   if (ids.length === 0) return out;
+  const { uflags, flips } = shard.store;
+  // A table known damaged is read, which refuses as it should, rather than answered from memory.
+  const damage = shard.damage?.tables;
+  if (damage && damage.size > 0 && (damage.has('uflags') || damage.has('flips') || damage.has('*'))) return storedBitsRead(shard, realm, userId, ids);
+  const cache = flagBlocks(uflags, flips);
+  const r = realm.id;
+  let block = -1;
+  let rows: Map<number, number> | null = null;
+  let flipBits: Uint8Array | null | undefined = null;
+  for (const id of ids) {
+    const b = flipBlock(id);
+    if (b !== block) {
+      block = b;
+      const entry = cache.block(r, userId, b);
+      rows = entry.rows;
+      const pendingFlips = shard.pendingWrite(flips, [r, userId, b]);
+      flipBits = pendingFlips ? (pendingFlips.value as Uint8Array | undefined) : entry.flips;
+    }
+    let bits = rows?.get(id) ?? 0;
+    const pending = shard.pendingWrite(uflags, [r, userId, id]);
+    if (pending) bits = (pending.value as number | undefined) ?? 0;
+    if (flipBits && hasBit(flipBits, id)) bits |= READ_FLIP;
+    if (bits !== 0) out.set(id, bits);
+  }
+  return out;
+}
+
+/** storedBitsOfIds from the tables themselves: one range read of the uflags rows, the flip blocks. */
+function storedBitsRead(shard: StoreView, realm: RealmState, userId: number, ids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
   let min = ids[0];
   let max = min;
   for (const id of ids) {

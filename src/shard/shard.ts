@@ -46,7 +46,7 @@ export class Shard implements StoreView {
     readonly messageIds: MessageIds,
   ) {
     // The indexes whose rows are written in bulk and read only by range (see PendingWrites).
-    this.pending = new PendingWrites([store.messages], [store.uflagIdx, store.uflagUsers, store.flipUsers, store.byStream, store.byTopic, store.byDm, store.byUserDm, store.bySender, store.search], undefined, store.byTopic);
+    this.pending = new PendingWrites([store.messages], [store.uflagIdx, store.uflagUsers, store.flipUsers, store.byStream, store.byTopic, store.byDm, store.byUserDm, store.bySender, store.search], undefined, store.byTopic, [store.uflags, store.flips]);
     // Reads that meet damage answer 503 STORAGE_DAMAGED, naming the table once in the log.
     this.damage = damageMap({ shard: index, path: shardPath(config.dataDir, index) });
     const { env, ...tables } = store;

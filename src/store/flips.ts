@@ -1,4 +1,5 @@
 import type { Database } from 'lmdb';
+import { BLOCK } from './flag-blocks.js';
 import type { IdRange } from './messages.js';
 import type { StoreView, WriteBatch } from './shard-store.js';
 
@@ -15,12 +16,12 @@ import type { StoreView, WriteBatch } from './shard-store.js';
  * rows written are the blocks the ids fall in (10,000 ids of one channel among ten span about
  * a hundred blocks). Store format 3 (store/format.ts) moved the old rows here.
  */
-export const FLIP_BLOCK = 1024;
+export const FLIP_BLOCK = BLOCK;
 const BYTES = FLIP_BLOCK / 8;
 
 export const flipBlock = (id: number): number => Math.floor(id / FLIP_BLOCK);
 
-function hasBit(bits: Uint8Array, id: number): boolean {
+export function hasBit(bits: Uint8Array, id: number): boolean {
   return (bits[(id % FLIP_BLOCK) >> 3] & (1 << (id & 7))) !== 0;
 }
 

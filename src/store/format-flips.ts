@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { READ_FLIP } from '../model/message.js';
+import { flagBlocksOf } from './flag-blocks.js';
 import { FLIP_BLOCK, flipBlock } from './flips.js';
 import { shardFile, shardFolders } from './integrity.js';
 import { openShardStore, type Key, type ShardStore } from './shard-store.js';
@@ -27,7 +28,10 @@ export async function moveFlips(store: ShardStore, chunk = 10_000, maxChunks = I
     if (rows.length === 0) return true;
     after = rows[rows.length - 1].key;
     const flipped = rows.filter((r) => (r.value & READ_FLIP) !== 0);
-    if (flipped.length > 0) await store.env.transaction(() => moveRows(store, flipped));
+    if (flipped.length > 0) {
+      await store.env.transaction(() => moveRows(store, flipped));
+      flagBlocksOf(store.uflags)?.clear();
+    }
   }
   return false;
 }

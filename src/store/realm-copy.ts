@@ -2,6 +2,7 @@ import type { Database } from 'lmdb';
 import { pack, unpack } from 'msgpackr';
 import type { JobRecord } from './jobs.js';
 import type { Key, ShardStore, ShardTable } from './shard-store.js';
+import { flagBlocksOf } from './flag-blocks.js';
 import { topicIdsOf } from './topic-ids.js';
 
 /**
@@ -220,8 +221,10 @@ export async function loadRows(store: ShardStore, bytes: Uint8Array): Promise<nu
       db.put(key, value);
     }
   });
-  // The topics' ids kept in memory (store/topic-ids.ts) are read again.
+  // The topics' ids and the users' flag blocks kept in memory (store/topic-ids.ts,
+  // store/flag-blocks.ts) are read again.
   topicIdsOf(store.byTopic)?.clear();
+  flagBlocksOf(store.uflags)?.clear();
   return rows.length;
 }
 
@@ -294,6 +297,7 @@ export async function clearRealm(store: ShardStore, realmId: number, cursor: Dum
       for (const [db, key] of doomed) db.remove(key);
     });
     topicIdsOf(store.byTopic)?.clear();
+    flagBlocksOf(store.uflags)?.clear();
   }
   return { deleted: doomed.length, next };
 }

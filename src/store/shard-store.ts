@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { MessageIds } from './message-ids.js';
+import type { DamageMap } from './damage.js';
 import type { Key } from './write-batch.js';
 
 /**
@@ -239,4 +240,6 @@ export interface StoreView {
    * another write replaces it. `k` is JSON.stringify(key), when the caller keeps it.
    */
   pendingWrite(db: Database, key: Key, k?: string): { value: unknown } | undefined;
+  /** Tables found damaged (store/damage.ts), whose reads are refused rather than answered from memory. */
+  readonly damage?: DamageMap;
 }

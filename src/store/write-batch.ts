@@ -1,4 +1,5 @@
 import type { Database, RootDatabase } from 'lmdb';
+import { flagBlocks, type FlagBlocks } from './flag-blocks.js';
 import { topicIds, type TopicIds } from './topic-ids.js';
 
 /**
@@ -72,10 +73,17 @@ export class PendingWrites {
    */
   readonly topics: TopicIds | null;
 
-  constructor(cachedTables: Database[] = [], rangedTables: Database[] = [], cacheSize = 4096, topicTable: Database | null = null) {
+  /**
+   * The users' flag blocks (store/flag-blocks.ts), for the uflags and flips tables given: a batch
+   * tells it of the rows it wrote in either once its transaction has ended.
+   */
+  readonly flags: FlagBlocks | null;
+
+  constructor(cachedTables: Database[] = [], rangedTables: Database[] = [], cacheSize = 4096, topicTable: Database | null = null, flagTables: [uflags: Database, flips: Database] | null = null) {
     for (const db of cachedTables) this.cached.set(db, new RowCache(cacheSize));
     this.ranged = new Set(rangedTables);
     this.topics = topicTable ? topicIds(topicTable) : null;
+    this.flags = flagTables ? flagBlocks(...flagTables) : null;
   }
 
   /** Transactions begun and not yet committed, and who waits for there to be none. */
@@ -345,6 +353,13 @@ export class WriteBatch {
       for (const [db, table] of ops) for (const [k, { key, entry }] of table) this.pending.settle(db, key, entry, k);
       // Committed or not: a topic read while the transaction ran was read from the snapshot before it.
       if (topicKeys) for (const key of topicKeys) this.pending.topics!.written(key);
+      const flags = this.pending.flags;
+      if (flags) {
+        for (const db of [flags.uflags, flags.flips]) {
+          const table = ops.get(db);
+          if (table) for (const { key } of table.values()) flags.written(db, key);
+        }
+      }
       ticket?.settle(ok);
       this.pending.end();
     }
