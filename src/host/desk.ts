@@ -153,9 +153,11 @@ export class FrontDesks {
           const desk = this.byNum[list[i]];
           if (!desk) continue;
           const id = list[i + 1];
+          // Already brought by the desk's grant (api/events/desk.ts grant).
+          if (id <= desk.newest) continue;
           desk.ids.push(id);
           desk.heads.push(heads[list[i + 2]]);
-          if (id > desk.newest) desk.newest = id;
+          desk.newest = id;
           if (desk.parked) (woken ??= []).push(desk);
         }
         // Answered with every event of the commit. The shard knows these polls are over

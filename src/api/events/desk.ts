@@ -58,11 +58,23 @@ export class ShardDesks {
     RealmState.onUsersChanged = (realmId) => this.authChanged(realmId);
   }
 
-  /** The desk for a queue whose poll is being answered: from now on its deliveries go there. */
+  /**
+   * The desk for a queue whose poll is being answered: from now on its deliveries go there.
+   *
+   * The answer that carries the grant reaches the link some microtasks later (the handler's
+   * promise chain), and commits that lmdb settled together run their deliveries in between: a
+   * note with events for this desk can then be posted before the answer, and the front end,
+   * which has no such desk yet, drops them, while the grant was taken before they were queued.
+   * So until the desk's first task comes back, a delivery also adds its event to the grant
+   * object, which the link clones only when it posts the answer; the front end skips an id that
+   * its desk already has, whichever of the two brought it first.
+   */
   grant(queue: EventQueue): Grant {
     if (queue.desk < 0) queue.desk = this.freeDesks.pop() ?? this.desksMade++;
     const { ids, heads } = queue.pending();
-    return { queueId: queue.id, desk: queue.desk, realmId: queue.opts.realmId, userId: queue.opts.userId, ids, heads, newestPruned: queue.newestPruned };
+    const grant = { queueId: queue.id, desk: queue.desk, realmId: queue.opts.realmId, userId: queue.opts.userId, ids, heads, newestPruned: queue.newestPruned };
+    queue.grantOnItsWay = grant;
+    return grant;
   }
 
   /** A poll reached the shard: the front end dropped its desk first; the queue is local again. */
@@ -77,6 +89,7 @@ export class ShardDesks {
    * grant), so notes carrying it before that are for a desk the front end no longer has.
    */
   private release(queue: EventQueue): void {
+    queue.grantOnItsWay = null;
     if (queue.desk < 0) return;
     this.freeDesks.push(queue.desk);
     queue.desk = -1;
@@ -93,6 +106,8 @@ export class ShardDesks {
     const queue = this.hooks.queue(task.queueId);
     // A desk the shard has taken back (or a queue gone) since the front end sent this.
     if (!queue || !queue.remote) return;
+    // The front end has the desk: what it is sent from now on comes after the grant.
+    queue.grantOnItsWay = null;
     this.unpark(queue);
     queue.lastUsed = Date.now();
     if (task.kind === 'deskIdle') return this.hooks.armExpiry(queue);
@@ -120,6 +135,11 @@ export class ShardDesks {
         let i = index.get(head);
         if (i === undefined) index.set(head, (i = heads.push(head) - 1));
         list.push(queue.desk, id, i);
+        const grant = queue.grantOnItsWay;
+        if (grant) {
+          grant.ids.push(id);
+          grant.heads.push(head);
+        }
         // The desk answers its parked poll with these: the heartbeat is no longer due, and the
         // queue starts to age until the next poll.
         if (queue.remoteParked) {

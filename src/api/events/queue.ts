@@ -126,6 +126,11 @@ export class EventQueue {
    * the one that counts (journal, caps, restarts); the desk is a copy of its pending events.
    */
   desk = -1;
+  /**
+   * The grant of the poll answer that made the desk, until the desk's first task shows the front
+   * end has it (desk.ts: a later commit's events go into it as well as into the note).
+   */
+  grantOnItsWay: Grant | null = null;
   /** A poll parked at the front end's desk: its heartbeat timer here. */
   remoteParked: Timer | null = null;
   /** When no poll is parked: the timer that garbage-collects the queue. */

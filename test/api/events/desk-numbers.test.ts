@@ -43,7 +43,8 @@ function setup() {
     shardDesks.local(q);
     const g = shardDesks.grant(q);
     read();
-    front.grant(AUTH, g);
+    // The link clones what it posts.
+    front.grant(AUTH, structuredClone(g));
     return g.desk;
   };
   /** A commit delivering one event to each of `to` (the manager's pushFor loop). */
@@ -164,4 +165,33 @@ t.test('an auth note takes desks away; the shard keeps their numbers until it ta
   shardDesks.local(a);
   t.equal(grant(a), 0, 'the queue taken back gets the number free again');
   t.same(poll(a), ['unseen']);
+});
+
+t.test('a commit delivered between a grant and its answer reaches the desk once, whichever the link carries first', async (t) => {
+  const { shardDesks, front, read, pipe, queue, deliver, poll } = setup();
+  // Commits lmdb settles together run their deliveries between a poll's grant and its answer.
+  const a = queue('qa');
+  deliver([a], 'before');
+  shardDesks.local(a);
+  const g = shardDesks.grant(a);
+  deliver([a], 'between');
+  t.equal(pipe.length, 1, 'the note is on the link before the answer');
+  read();
+  front.grant(AUTH, structuredClone(g));
+  t.same(poll(a), ['before', 'between'], 'the event whose note found no desk came with the grant');
+
+  const b = queue('qb');
+  shardDesks.local(b);
+  const h = shardDesks.grant(b);
+  deliver([b], 'between');
+  front.grant(AUTH, structuredClone(h));
+  read();
+  t.same(poll(b), ['between'], 'brought by the grant and by the note, kept once');
+
+  shardDesks.run({ kind: 'deskPoll', queueId: 'qb', lastEventId: undefined, parked: false, newest: 0 });
+  t.equal(b.grantOnItsWay, null, "the desk's first task shows the front end has it: the grant is left alone");
+  deliver([b], 'after');
+  t.same(h.ids.length, 1, 'a later event goes by the note only');
+  read();
+  t.same(poll(b), ['between', 'after']);
 });
