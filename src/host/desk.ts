@@ -39,6 +39,9 @@ interface Parked {
 }
 
 interface Desk {
+  queueId: string;
+  /** Its number in the shard's `events` notes (desk-wire.ts Grant.desk). */
+  num: number;
   realmId: number;
   userId: number;
   authorization: string;
@@ -60,6 +63,8 @@ function eventsBody(queueId: string, ids: number[], heads: string[]): string {
 
 export class FrontDesks {
   private readonly desks = new Map<string, Desk>();
+  /** The same desks by number: what the shard's `events` notes name. */
+  private readonly byNum: (Desk | undefined)[] = [];
   /** Set once the shard drains for a stop: polls are answered at once. */
   private draining = false;
 
@@ -112,44 +117,65 @@ export class FrontDesks {
   /** A poll that reached the shard was answered with a desk (called as the answer arrives). */
   grant(authorization: string, grant: Grant): void {
     this.forget(grant.queueId);
+    // The shard gives a number again only after the note or poll that ended its last desk here.
+    const other = this.byNum[grant.desk];
+    if (other) this.forget(other.queueId);
     // The poll that brought it was counted by the shard; the desk's budget counts it too.
     this.limiter?.take(`${grant.realmId}:${grant.userId}`);
     const newest = Math.max(grant.newestPruned, grant.ids.length > 0 ? grant.ids[grant.ids.length - 1] : -1);
-    this.desks.set(grant.queueId, { realmId: grant.realmId, userId: grant.userId, authorization, ids: grant.ids, heads: grant.heads, newestPruned: grant.newestPruned, newest, parked: null });
+    const desk: Desk = { queueId: grant.queueId, num: grant.desk, realmId: grant.realmId, userId: grant.userId, authorization, ids: grant.ids, heads: grant.heads, newestPruned: grant.newestPruned, newest, parked: null };
+    this.desks.set(grant.queueId, desk);
+    this.byNum[grant.desk] = desk;
   }
 
   /** A poll or DELETE for the queue goes to the shard: its desk goes (a parked poll there ends empty). */
   forget(queueId: string): void {
     const desk = this.desks.get(queueId);
     if (!desk) return;
-    this.desks.delete(queueId);
+    this.remove(desk);
     if (desk.parked) this.answer(queueId, desk.parked, [], []);
+  }
+
+  private remove(desk: Desk): void {
+    this.desks.delete(desk.queueId);
+    if (this.byNum[desk.num] === desk) this.byNum[desk.num] = undefined;
   }
 
   /** The shard's notes (desk-wire.ts), in the order it sent them. */
   note(note: ShardNote): void {
     switch (note.kind) {
-      case 'events':
-        for (const [queueId, list] of note.queues) {
-          const desk = this.desks.get(queueId);
+      case 'events': {
+        const { heads, list } = note;
+        let woken: Desk[] | null = null;
+        for (let i = 0; i < list.length; i += 3) {
+          // No desk: the front end dropped it (a poll went to the shard, an auth note) after
+          // the shard sent this; the shard's queue still has the events.
+          const desk = this.byNum[list[i]];
           if (!desk) continue;
-          for (let i = 0; i < list.length; i += 2) {
-            desk.ids.push(list[i]);
-            desk.heads.push(note.heads[list[i + 1]]);
-            if (list[i] > desk.newest) desk.newest = list[i];
-          }
-          // The shard knows this poll is over (desk-wire.ts, deskIdle): no note back.
-          if (desk.parked) {
+          const id = list[i + 1];
+          // Already brought by the desk's grant (api/events/desk.ts grant).
+          if (id <= desk.newest) continue;
+          desk.ids.push(id);
+          desk.heads.push(heads[list[i + 2]]);
+          desk.newest = id;
+          if (desk.parked) (woken ??= []).push(desk);
+        }
+        // Answered with every event of the commit. The shard knows these polls are over
+        // (desk-wire.ts, deskIdle): no note back.
+        if (woken) {
+          for (const desk of woken) {
             const parked = desk.parked;
+            if (!parked) continue;
             desk.parked = null;
-            this.answer(queueId, parked, desk.ids, desk.heads);
+            this.answer(desk.queueId, parked, desk.ids, desk.heads);
           }
         }
         return;
+      }
       case 'drop': {
         const desk = this.desks.get(note.queueId);
         if (!desk) return;
-        this.desks.delete(note.queueId);
+        this.remove(desk);
         if (desk.parked) desk.parked.poll.answer({ status: note.status, body: note.body, headers: desk.parked.headers, userId: desk.userId });
         return;
       }

@@ -15,7 +15,7 @@ const head = (n: number) => `{"type":"message","n":${n},`;
 function setup(limiter: RateLimiter | null = null) {
   const sent: DeskTask[] = [];
   const desks = new FrontDesks((task) => sent.push(task), limiter);
-  const grant = (over: Partial<Grant> = {}) => desks.grant(AUTH, { queueId: 'q1', realmId: 1, userId: 7, ids: [], heads: [], newestPruned: -1, ...over });
+  const grant = (over: Partial<Grant> = {}) => desks.grant(AUTH, { queueId: 'q1', desk: 0, realmId: 1, userId: 7, ids: [], heads: [], newestPruned: -1, ...over });
   const replies: Reply[] = [];
   const poll = (over: Partial<DeskPoll> = {}) => desks.poll({ realmId: 1, authorization: AUTH, queueId: 'q1', dontBlock: false, answer: (r) => replies.push(r), ...over });
   return { desks, sent, grant, poll, replies };
@@ -42,7 +42,7 @@ t.test('a parked poll is answered by the next events, a heartbeat or a new poll'
   t.equal(replies.length, 0, 'no answer yet');
   t.same(sent.at(-1), { kind: 'deskPoll', queueId: 'q1', lastEventId: -1, parked: true, newest: -1 }, 'the shard keeps its heartbeat, told the newest id the desk had');
   const told = sent.length;
-  desks.note({ kind: 'events', heads: [head(0)], queues: [['q1', [0, 0]], ['q9', [5, 0]]] });
+  desks.note({ kind: 'events', heads: [head(0)], list: [0, 0, 0, 9, 5, 0] });
   t.same(JSON.parse(replies[0].body).events, [{ type: 'message', n: 0, id: 0 }], 'the events wake it');
   t.equal(sent.length, told, 'and the shard, which sent them, needs no word of it');
   poll({ lastEventId: 0 });
@@ -65,7 +65,7 @@ t.test("the shard's notes take desks away", async (t) => {
   t.equal(poll(), null, 'and its desk is gone');
 
   grant();
-  grant({ queueId: 'q2', realmId: 2 });
+  grant({ queueId: 'q2', desk: 1, realmId: 2 });
   poll({ lastEventId: -1 });
   desks.note({ kind: 'auth', realmId: 1 });
   t.same(JSON.parse(replies[1].body).events, [], "a credentials change ends the realm's parked polls, empty");

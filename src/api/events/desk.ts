@@ -18,11 +18,11 @@ import { eventHead, type EventQueue, type ShapedEvent } from './queue.js';
  * itself, as long as they carry the same credentials and plain parameters:
  *
  *     front end                                     shard
- *     poll ── not at a desk ─────────────────────>  poll(): answer + Grant, queue.remote = true
+ *     poll ── not at a desk ─────────────────────>  poll(): answer + Grant (a desk number)
  *     desk <──────────────────────────────────────  ...
  *     poll ── at the desk: answered or parked here
  *          ── deskPoll {ack, parked, newest} ─────>  prune, expiry / heartbeat, rate count
- *     desk <── events {heads, [queue, ids]} ──────  a commit's deliveries to remote queues
+ *     desk <── events {heads, [desk, id, head]} ──  a commit's deliveries to remote queues
  *     desk <── drop / auth / drain / reset ───────  queue gone; credentials changed; stop
  *
  * The queue here stays the one that counts: it keeps the events until they are acknowledged
@@ -47,6 +47,9 @@ export interface Push {
 export class ShardDesks {
   /** Realms whose credentials changed this turn, told together (see authChanged). */
   private changedRealms = new Set<number>();
+  /** Desk numbers given back (Grant.desk), for the next grants; and how many were ever made. */
+  private readonly freeDesks: number[] = [];
+  private desksMade = 0;
 
   constructor(
     private readonly shard: Shard,
@@ -55,17 +58,41 @@ export class ShardDesks {
     RealmState.onUsersChanged = (realmId) => this.authChanged(realmId);
   }
 
-  /** The desk for a queue whose poll is being answered: from now on its deliveries go there. */
+  /**
+   * The desk for a queue whose poll is being answered: from now on its deliveries go there.
+   *
+   * The answer that carries the grant reaches the link some microtasks later (the handler's
+   * promise chain), and commits that lmdb settled together run their deliveries in between: a
+   * note with events for this desk can then be posted before the answer, and the front end,
+   * which has no such desk yet, drops them, while the grant was taken before they were queued.
+   * So until the desk's first task comes back, a delivery also adds its event to the grant
+   * object, which the link clones only when it posts the answer; the front end skips an id that
+   * its desk already has, whichever of the two brought it first.
+   */
   grant(queue: EventQueue): Grant {
-    queue.remote = true;
+    if (queue.desk < 0) queue.desk = this.freeDesks.pop() ?? this.desksMade++;
     const { ids, heads } = queue.pending();
-    return { queueId: queue.id, realmId: queue.opts.realmId, userId: queue.opts.userId, ids, heads, newestPruned: queue.newestPruned };
+    const grant = { queueId: queue.id, desk: queue.desk, realmId: queue.opts.realmId, userId: queue.opts.userId, ids, heads, newestPruned: queue.newestPruned };
+    queue.grantOnItsWay = grant;
+    return grant;
   }
 
   /** A poll reached the shard: the front end dropped its desk first; the queue is local again. */
   local(queue: EventQueue): void {
-    queue.remote = false;
+    this.release(queue);
     this.unpark(queue);
+  }
+
+  /**
+   * The queue's desk number is free again. It is given out again only after whatever ended the
+   * desk at the front end (the poll it sent here, the drop or reset note sent before the next
+   * grant), so notes carrying it before that are for a desk the front end no longer has.
+   */
+  private release(queue: EventQueue): void {
+    queue.grantOnItsWay = null;
+    if (queue.desk < 0) return;
+    this.freeDesks.push(queue.desk);
+    queue.desk = -1;
   }
 
   private unpark(queue: EventQueue): void {
@@ -79,6 +106,8 @@ export class ShardDesks {
     const queue = this.hooks.queue(task.queueId);
     // A desk the shard has taken back (or a queue gone) since the front end sent this.
     if (!queue || !queue.remote) return;
+    // The front end has the desk: what it is sent from now on comes after the grant.
+    queue.grantOnItsWay = null;
     this.unpark(queue);
     queue.lastUsed = Date.now();
     if (task.kind === 'deskIdle') return this.hooks.armExpiry(queue);
@@ -95,33 +124,32 @@ export class ShardDesks {
     } else this.hooks.armExpiry(queue);
   }
 
-  /** Collects one commit's deliveries to remote queues into one note. */
+  /** Collects one commit's deliveries to remote queues into one note: [desk, id, head, ...]. */
   pushFor(): Push {
-    let heads: string[] | null = null;
+    const heads: string[] = [];
     const index = new Map<string, number>();
-    const queues = new Map<EventQueue, number[]>();
+    const list: number[] = [];
     return {
       add: (queue, event, id) => {
-        heads ??= [];
         const head = eventHead(event);
         let i = index.get(head);
         if (i === undefined) index.set(head, (i = heads.push(head) - 1));
-        let list = queues.get(queue);
-        if (!list) queues.set(queue, (list = []));
-        list.push(id, i);
+        list.push(queue.desk, id, i);
+        const grant = queue.grantOnItsWay;
+        if (grant) {
+          grant.ids.push(id);
+          grant.heads.push(head);
+        }
+        // The desk answers its parked poll with these: the heartbeat is no longer due, and the
+        // queue starts to age until the next poll.
+        if (queue.remoteParked) {
+          this.unpark(queue);
+          this.hooks.armExpiry(queue);
+          queue.lastUsed = Date.now();
+        }
       },
       send: () => {
-        if (!heads) return;
-        for (const queue of queues.keys()) {
-          // The desk answers its parked poll with these: the heartbeat is no longer due, and the
-          // queue starts to age until the next poll.
-          if (queue.remoteParked) {
-            this.unpark(queue);
-            this.hooks.armExpiry(queue);
-            queue.lastUsed = Date.now();
-          }
-        }
-        this.shard.toFront({ kind: 'events', heads, queues: [...queues].map(([queue, list]) => [queue.id, list]) });
+        if (list.length > 0) this.shard.toFront({ kind: 'events', heads, list });
       },
     };
   }
@@ -129,7 +157,7 @@ export class ShardDesks {
   /** The queue is gone: its desk goes, and a poll parked there gets the error (or no events). */
   dropped(queue: EventQueue, err?: ApiError): void {
     this.unpark(queue);
-    queue.remote = false;
+    this.release(queue);
     const note: ShardNote = err
       ? { kind: 'drop', queueId: queue.id, status: err.status, body: JSON.stringify(err.body()) }
       : { kind: 'drop', queueId: queue.id, status: 200, body: JSON.stringify({ result: 'success', msg: '', events: [], queue_id: queue.id }) };

@@ -121,11 +121,16 @@ export class EventQueue {
   savedAcked = -1;
   parked: Parked | null = null;
   /**
-   * The front end holds a desk for this queue (desk.ts): deliveries are pushed there, and its
-   * client's polls are answered there. The queue here stays the one that counts (journal, caps,
-   * restarts); the desk is a copy of its pending events.
+   * The number of the front end's desk for this queue (desk.ts), or -1: while it has one,
+   * deliveries are pushed there, and its client's polls are answered there. The queue here stays
+   * the one that counts (journal, caps, restarts); the desk is a copy of its pending events.
    */
-  remote = false;
+  desk = -1;
+  /**
+   * The grant of the poll answer that made the desk, until the desk's first task shows the front
+   * end has it (desk.ts: a later commit's events go into it as well as into the note).
+   */
+  grantOnItsWay: Grant | null = null;
   /** A poll parked at the front end's desk: its heartbeat timer here. */
   remoteParked: Timer | null = null;
   /** When no poll is parked: the timer that garbage-collects the queue. */
@@ -139,6 +144,11 @@ export class EventQueue {
     id: string = randomUUID(),
   ) {
     this.id = id;
+  }
+
+  /** The front end holds a desk for this queue. */
+  get remote(): boolean {
+    return this.desk >= 0;
   }
 
   /** Whether a poll is parked on the queue, here or at the front end's desk. */

@@ -12,7 +12,7 @@ import type { Shard } from '../../../src/shard/shard.js';
 function setup() {
   const calls: string[] = [];
   const queue = new EventQueue({ realmId: 1, userId: 7, eventTypes: null, narrow: [], allPublicStreams: false, applyMarkdown: true, clientGravatar: false, capabilities: {}, lifespanSecs: 600 }, 1, 'q1');
-  queue.remote = true;
+  queue.desk = 0;
   const hooks: QueueHooks = {
     queue: (id) => (id === 'q1' ? queue : undefined),
     armExpiry: () => void calls.push('expiry'),
