@@ -1,7 +1,6 @@
 import type { Database } from 'lmdb';
 import { PendingWrites, WriteBatch, type Key, type ShardStore } from '../store/shard-store.js';
-import { flagBlocksOf } from '../store/flag-blocks.js';
-import { topicIdsOf } from '../store/topic-ids.js';
+import { forgetCachedReads } from '../store/read-caches.js';
 
 /**
  * The import's write batch: the same store functions fill it as fill a live action's
@@ -44,7 +43,6 @@ export class BulkBatch extends WriteBatch {
       }
     });
     // A shard running beside an import would otherwise keep topics' ids from before it.
-    topicIdsOf(this.target.byTopic)?.clear();
-    flagBlocksOf(this.target.uflags)?.clear();
+    forgetCachedReads(this.target);
   }
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { READ_FLIP } from '../model/message.js';
-import { flagBlocksOf } from './flag-blocks.js';
+import { forgetCachedReads } from './read-caches.js';
 import { FLIP_BLOCK, flipBlock } from './flips.js';
 import { shardFile, shardFolders } from './integrity.js';
 import { openShardStore, type Key, type ShardStore } from './shard-store.js';
@@ -30,7 +30,7 @@ export async function moveFlips(store: ShardStore, chunk = 10_000, maxChunks = I
     const flipped = rows.filter((r) => (r.value & READ_FLIP) !== 0);
     if (flipped.length > 0) {
       await store.env.transaction(() => moveRows(store, flipped));
-      flagBlocksOf(store.uflags)?.clear();
+      forgetCachedReads(store);
     }
   }
   return false;

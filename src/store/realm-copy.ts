@@ -2,8 +2,7 @@ import type { Database } from 'lmdb';
 import { pack, unpack } from 'msgpackr';
 import type { JobRecord } from './jobs.js';
 import type { Key, ShardStore, ShardTable } from './shard-store.js';
-import { flagBlocksOf } from './flag-blocks.js';
-import { topicIdsOf } from './topic-ids.js';
+import { forgetCachedReads } from './read-caches.js';
 
 /**
  * One realm's rows, read out of a shard's store and written into another's: how a cluster moves
@@ -221,10 +220,7 @@ export async function loadRows(store: ShardStore, bytes: Uint8Array): Promise<nu
       db.put(key, value);
     }
   });
-  // The topics' ids and the users' flag blocks kept in memory (store/topic-ids.ts,
-  // store/flag-blocks.ts) are read again.
-  topicIdsOf(store.byTopic)?.clear();
-  flagBlocksOf(store.uflags)?.clear();
+  forgetCachedReads(store);
   return rows.length;
 }
 
@@ -296,8 +292,7 @@ export async function clearRealm(store: ShardStore, realmId: number, cursor: Dum
     await store.env.transaction(() => {
       for (const [db, key] of doomed) db.remove(key);
     });
-    topicIdsOf(store.byTopic)?.clear();
-    flagBlocksOf(store.uflags)?.clear();
+    forgetCachedReads(store);
   }
   return { deleted: doomed.length, next };
 }
