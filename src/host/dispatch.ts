@@ -28,8 +28,12 @@ export interface RequestTask {
   remoteAddr: string;
   /** Unique per HTTP request: a long-poll is cancelled by it when its client goes away. */
   requestId?: string;
-  /** GET /events through the long-poll path: its answer may carry a desk (api/events/desk.ts). */
-  longPoll?: boolean;
+  /**
+   * GET /events through the long-poll path: its answer may carry a desk (api/events/desk.ts).
+   * 'park': the poll is one a desk could answer (plain parameters, an Authorization header, an
+   * address within its limit), so if it would park it parks at the desk.
+   */
+  longPoll?: 'grant' | 'park';
   /**
    * A browser's request (the /json/ twin of /api/v1, pages, upload links): its session cookie
    * authenticates it when no Authorization header does (api/sessions/auth.ts).

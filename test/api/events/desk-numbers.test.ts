@@ -6,6 +6,7 @@ import type { Reply } from '../../../src/host/dispatch.js';
 import type { Timer } from '../../../src/lib/timer-wheel.js';
 import type { ShardNote } from '../../../src/shard/desk-wire.js';
 import type { Shard } from '../../../src/shard/shard.js';
+import { RealmState } from '../../../src/model/realm-state.js';
 
 /**
  * The desks' numbers (desk-wire.ts Grant.desk): the shard's `events` notes name desks by a small
@@ -152,10 +153,14 @@ t.test('one note: several events for a desk, in order, and a parked poll answere
 });
 
 t.test('an auth note takes desks away; the shard keeps their numbers until it takes the queues back', async (t) => {
-  const { shardDesks, front, read, queue, grant, deliver, poll } = setup();
+  const { front, read, queue, grant, deliver, poll, shardDesks } = setup();
   const a = queue('qa');
   grant(a);
-  front.note({ kind: 'auth', realmId: 1 });
+  // A user record of the realm changed: the shard tells the front end once the turn's microtasks run.
+  RealmState.onUsersChanged?.(1);
+  await Promise.resolve();
+  read();
+  t.equal(front.size, 0, 'the desk went');
   deliver([a], 'unseen');
   read();
   t.equal(poll(a), null, 'the desk went: the poll goes to the shard, which has the event');
