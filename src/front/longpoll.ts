@@ -112,7 +112,7 @@ function leaveOnClose(res: ServerResponse, ticket: DeskTicket): void {
   if (res.writableEnded) return;
   // A response closes once: a plain listener, without once()'s wrapper per poll.
   if (res.destroyed) ticket.leave();
-  else res.on('close', () => ticket.leave());
+  else res.on('close', ticket.leave);
 }
 
 const CANONICAL_INTEGER = /^(0|-?[1-9]\d{0,14})$/;

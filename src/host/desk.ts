@@ -26,9 +26,9 @@ export interface DeskPoll {
   answer(reply: Reply): void;
 }
 
-/** A poll parked at a desk: `leave` when its client goes away. */
+/** A poll parked at a desk: `leave` when its client goes away (a function of its own, a listener as it is). */
 export interface DeskTicket {
-  leave(): void;
+  readonly leave: () => void;
 }
 
 interface Parked {

@@ -139,7 +139,7 @@ t.test('a first poll parked at its desk', async (t) => {
 
   t.test('whose client hangs up before the answer comes back: the queue ages all the same', async (t) => {
     const before = await parkedPolls();
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 10; i++) {
       const { user, queueId } = await setup();
       const first = longPoll(ts, user, { queue_id: queueId, last_event_id: -1 });
       // Soon: the connection may close before the shard's answer reaches the front end.
