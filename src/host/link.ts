@@ -8,22 +8,25 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
  * and an event object per message. A delivered message event is exactly that many tasks at once:
  * one commit wakes the 50 parked polls of a channel's subscribers, and their 50 next polls arrive
  * together. Profiles of that (bench P1/P2) showed postMessage as the largest single cost on both
- * threads. So each side queues what it sends during one turn of its event loop and posts it as
- * one array from the check phase (setImmediate), after the poll phase has handled every socket,
- * commit and message that was ready:
+ * threads. So each side queues what it sends and posts it as one array: the front end what it
+ * sent during one turn of its event loop, from the check phase (setImmediate), after the poll
+ * phase has handled every socket that was ready; the shard what one task of its loop made (a
+ * port message's tasks, an lmdb completion's commits), once that task's microtasks have run:
  *
  *   front end                                   shard thread
  *   requests of one turn ── [[n, task], ...] ──> each task runs as it comes
- *   replies resolve      <── [[n, ok, value]] ── replies settled in one turn
+ *   replies resolve      <── [[n, ok, value]] ── replies and notes one task made
  *
  * `n` numbers the tasks whose answer is awaited; 0 is a task nobody waits for (a cancel). The
  * piscina pool still owns the thread (start, and replacement after a crash); it carries only the
  * task that hands the thread its end of the channel. Tasks keep their order: one port, FIFO.
  *
- * The shard's own notes (a commit's deliveries to the desks) do not wait for the check phase:
- * they go as soon as the task that made them has run its microtasks, with whatever was queued
- * before them. A poll phase of the shard can hold many sends to render and lmdb completions, and
- * a delivery posted behind all of them was the tail of P2's commit-to-desk step.
+ * The shard does not wait for its check phase: a poll phase of the shard can hold many sends to
+ * render and lmdb completions, and a delivery posted behind all of them was the tail of P2's
+ * commit-to-desk step; a send's answer waiting there held back the sender's next message in a
+ * closed loop (P1). A send is answered only once its commit has settled (its handler awaits
+ * it), so posting sooner never answers before the commit; its deliveries, queued when the commit
+ * settled, go ahead of it in the same post.
  */
 export type Down = [n: number, task: unknown];
 export type Up = [n: number, ok: boolean, value: unknown];
@@ -135,9 +138,9 @@ export class ShardLink {
  */
 export function serveLink(port: MessagePort, handle: (task: never) => Promise<unknown>): (note: unknown) => void {
   let outbox: Up[] = [];
-  let immediate = false;
-  let micro = false;
+  let soon = false;
   const flush = () => {
+    soon = false;
     if (outbox.length === 0) return;
     const replies = outbox;
     outbox = [];
@@ -154,32 +157,23 @@ export function serveLink(port: MessagePort, handle: (task: never) => Promise<un
       }
     }
   };
-  const answer = (reply: Up) => {
+  // Answers and notes go once the task (the callback of a port message, a timer, an lmdb
+  // completion) that made them has run all its microtasks: a nextTick queued from a microtask
+  // runs when the microtask queue is empty. A commit's deliveries (desk-wire.ts) and its send's
+  // answer, made in the same checkpoint, share one post, as do the commits lmdb-js settles
+  // together; neither waits for the rest of the turn (every send and lmdb completion of the same
+  // poll phase).
+  const queue = (reply: Up) => {
     outbox.push(reply);
-    if (immediate) return;
-    immediate = true;
-    setImmediate(() => {
-      immediate = false;
-      flush();
-    });
+    if (soon) return;
+    soon = true;
+    queueMicrotask(() => process.nextTick(flush));
   };
-  // A note goes once the current task's microtasks have run, taking the answers queued before it:
-  // a commit's deliveries (desk-wire.ts) reach the desks without waiting for the rest of the turn
-  // (every send and lmdb completion of the same poll phase), and the commits lmdb-js settles
-  // together still share one post.
-  const note = (value: unknown) => {
-    outbox.push([0, true, value]);
-    if (micro) return;
-    micro = true;
-    queueMicrotask(() => {
-      micro = false;
-      flush();
-    });
-  };
+  const note = (value: unknown) => queue([0, true, value]);
   port.on('message', (items: Down[]) => {
     for (const [n, task] of items) {
       const done = handle(task as never);
-      if (n > 0) done.then((value) => answer([n, true, value]), (err: unknown) => answer([n, false, err]));
+      if (n > 0) done.then((value) => queue([n, true, value]), (err: unknown) => queue([n, false, err]));
       else done.catch(() => undefined);
     }
   });
