@@ -17,7 +17,8 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
  *   requests of one turn ── [[n, task], ...] ──> each task runs as it comes
  *   replies resolve      <── [[n, ok, value]] ── replies and notes one task made
  *
- * `n` numbers the tasks whose answer is awaited; 0 is a task nobody waits for (a cancel). The
+ * `n` numbers the tasks whose answer is awaited (a number is given again once its task has been
+ * answered: each is answered once); 0 is a task nobody waits for (a cancel). The
  * piscina pool still owns the thread (start, and replacement after a crash); it carries only the
  * task that hands the thread its end of the channel. Tasks keep their order: one port, FIFO.
  *
@@ -30,13 +31,25 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
  */
 export type Down = [n: number, task: unknown];
 export type Up = [n: number, ok: boolean, value: unknown];
+interface Waiter {
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+  sync?: (value: unknown) => void;
+}
 
 /** The front end's side: one per shard. */
 export class ShardLink {
   private port: MessagePort | null = null;
   private connecting: Promise<void> | null = null;
-  private next = 1;
-  private readonly waiting = new Map<number, { resolve(value: unknown): void; reject(err: unknown): void; sync?: (value: unknown) => void }>();
+  /**
+   * The calls awaiting an answer, each at the place its number names; the numbers of answered
+   * places are given again. Not a Map: an old Map with a set and a delete per call keeps every
+   * entry that passed through it (the resolvers, the promise, the awaiting handler's frame)
+   * alive until a full collection, since a rehash leaves its old table linked to the new one;
+   * an array's place that is emptied holds nothing.
+   */
+  private readonly waiting: (Waiter | undefined)[] = [undefined];
+  private readonly free: number[] = [];
   private outbox: Down[] = [];
   private scheduled = false;
   private closed = false;
@@ -51,9 +64,9 @@ export class ShardLink {
    * before the shard's next notes are read (a promise would see it after them).
    */
   call<T>(task: unknown, sync?: (value: T) => void): Promise<T> {
-    const n = this.next++;
+    const n = this.free.pop() ?? this.waiting.length;
     return new Promise<T>((resolve, reject) => {
-      this.waiting.set(n, { resolve: resolve as (value: unknown) => void, reject, sync: sync as ((value: unknown) => void) | undefined });
+      this.waiting[n] = { resolve: resolve as (value: unknown) => void, reject, sync: sync as ((value: unknown) => void) | undefined };
       this.send([n, task]);
     });
   }
@@ -108,16 +121,17 @@ export class ShardLink {
       if (this.port === port1) this.port = null;
       this.connecting = null;
       this.onNote({ kind: 'reset' });
-      for (const n of [...this.waiting.keys()]) this.settle([n, false, new Error('the shard thread ended')]);
+      for (let n = 1; n < this.waiting.length; n++) this.settle([n, false, new Error('the shard thread ended')]);
     });
     await this.connect(port2);
     this.port = port1;
   }
 
   private settle([n, ok, value]: Up): void {
-    const w = this.waiting.get(n);
+    const w = this.waiting[n];
     if (!w) return;
-    this.waiting.delete(n);
+    this.waiting[n] = undefined;
+    this.free.push(n);
     if (ok) {
       w.sync?.(value);
       w.resolve(value);

@@ -112,3 +112,33 @@ t.test('a batch that cannot be cloned is posted item by item', async (t) => {
   t.equal(items[1][1], false, 'as a failure');
   s.close();
 });
+
+t.test("the front end's side: answers reach their callers out of order, numbers are given again, a thread's end fails what waits", async (t) => {
+  const { ShardLink } = await import('../../src/host/link.js');
+  const held = new Map<number, (value: unknown) => void>();
+  let shardPort: MessagePort | null = null;
+  const link = new ShardLink(async (port) => {
+    shardPort = port;
+    serveLink(port, (async (task: { v: number; hold?: boolean }) => {
+      if (!task.hold) return task.v * 2;
+      return new Promise((resolve) => held.set(task.v, resolve));
+    }) as never);
+  });
+  const slow = [1, 2, 3].map((v) => link.call<number>({ v, hold: true }));
+  const one = [];
+  for (let i = 0; i < 200; i++) one.push(await link.call<number>({ v: i }));
+  t.same(one, Array.from({ length: 200 }, (_, i) => i * 2), '200 calls one after another, each answered with its own value');
+  await until(() => held.size === 3);
+  held.get(3)!('three');
+  held.get(1)!('one');
+  t.same(await Promise.all([slow[0], slow[2]]), ['one', 'three'], 'held calls answered out of order reach their callers');
+  const places = (link as unknown as { waiting: unknown[] }).waiting.length;
+  t.ok(places <= 5, `the waiting places stay as many as the calls once in flight (${places}), not one per call`);
+  const burst = await Promise.all(Array.from({ length: 50 }, (_, i) => link.call<number>({ v: 1000 + i })));
+  t.same(burst, Array.from({ length: 50 }, (_, i) => (1000 + i) * 2), 'a burst of calls sharing one post, each answered with its own value');
+  // The thread ends with call 2 still held: it fails, and the link opens a new channel after.
+  shardPort!.close();
+  await t.rejects(slow[1], /the shard thread ended/, 'a call in flight fails when the thread ends');
+  t.equal(await link.call<number>({ v: 7 }), 14, 'a call after the end goes over a new channel');
+  link.close();
+});
