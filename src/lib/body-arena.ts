@@ -29,6 +29,8 @@ export interface ArenaBody {
   length: number;
 }
 
+const opened = new Set<WeakRef<BodyArena>>();
+
 export class BodyArena {
   private readonly state: Int32Array;
   private readonly bytes: Buffer;
@@ -37,6 +39,18 @@ export class BodyArena {
   constructor(readonly buffer: SharedArrayBuffer) {
     this.state = new Int32Array(buffer, 0, ARENA_SLOTS);
     this.bytes = Buffer.from(buffer, ARENA_SLOTS * 4);
+    opened.add(new WeakRef(this));
+  }
+
+  /** Slots taken, in every arena this thread has opened: a slot never freed is a leak (the tests check it). */
+  static taken(): number {
+    let n = 0;
+    for (const ref of opened) {
+      const arena = ref.deref();
+      if (!arena) opened.delete(ref);
+      else for (let slot = 0; slot < ARENA_SLOTS; slot++) if (Atomics.load(arena.state, slot) !== 0) n++;
+    }
+    return n;
   }
 
   /** The arena's memory, made once per shard by the front end and shared with its thread. */
@@ -59,8 +73,12 @@ export class BodyArena {
     return null;
   }
 
+  /** Bodies this thread has taken from an arena to write (the tests check the arena is used). */
+  static viewed = 0;
+
   /** The front end's side: the body's bytes, valid until `free`. */
   view(body: ArenaBody): Buffer {
+    BodyArena.viewed++;
     const start = body.slot * ARENA_SLOT_BYTES;
     return this.bytes.subarray(start, start + body.length);
   }
