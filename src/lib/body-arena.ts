@@ -16,7 +16,8 @@
  * Each slot has a state cell: 0 free, 1 taken. The shard takes the lowest free slot with a
  * compare-and-swap (so a light load touches only the first few slots' pages: the rest of the
  * arena stays unbacked virtual memory), the front end frees it with a store. A body that does
- * not fit a slot, or finds every slot taken, travels as a string as before.
+ * not fit a slot, or finds every slot taken, travels as a string as before. A replacement thread
+ * gets the same arena; a slot taken for a reply lost with a crashed thread stays taken.
  */
 export const ARENA_SLOTS = 64;
 export const ARENA_SLOT_BYTES = 256 * 1024;
