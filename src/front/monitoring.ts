@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { AggregatorRegistry, collectDefaultMetrics, Counter, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 
 type ShardMetrics = MetricObjectWithValues<MetricValue<string>>[];
 import type { ResolvedConfig } from '../lib/config.js';
@@ -8,6 +8,7 @@ import type { ShardPool } from '../host/pool.js';
 import type { Directory } from '../store/directory.js';
 import { clientAddress } from './client-address.js';
 import { noteRoute, type Observe } from './request-log.js';
+import { RequestMetrics } from './request-metrics.js';
 
 /**
  * GET /health and GET /metrics, for the addresses in `monitoring.allowFrom` only (others get
@@ -38,20 +39,9 @@ export interface Monitoring {
 export function monitoring(config: ResolvedConfig, pool: ShardPool, directory: Directory, clusterHealth?: () => { ok: boolean } & Record<string, unknown>): Monitoring {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({ name: 'stoa_http_requests_total', help: 'HTTP requests answered, by method, route template and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
-  const latency = new Histogram({ name: 'stoa_http_request_duration_seconds', help: 'Time from a request\'s arrival to its answer (long-polls included), by method and route template', labelNames: ['method', 'route'], buckets: LATENCY_BUCKETS, registers: [registry] });
+  const requests = new RequestMetrics(registry, LATENCY_BUCKETS);
+  const observe: Observe = (method, route, status, seconds) => requests.observe(method, route, status, seconds);
   const allowed = addressSet(config.monitoring.allowFrom);
-
-  // Each request is counted: prom-client hashes a label object (its keys sorted) on every call,
-  // so the label sets seen are kept here, with their series, under a key of our own.
-  const series = new Map<string, { count: { inc(): void }; time: { observe(seconds: number): void } }>();
-  const observe: Observe = (method, route, status, seconds) => {
-    const key = `${method} ${status} ${route}`;
-    let s = series.get(key);
-    if (!s) series.set(key, (s = { count: requests.labels({ method, route, status: String(status) }), time: latency.labels({ method, route }) }));
-    s.count.inc();
-    s.time.observe(seconds);
-  };
 
   async function metricsText(): Promise<string> {
     const fromShards = await Promise.all(

@@ -8,32 +8,48 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
  * and an event object per message. A delivered message event is exactly that many tasks at once:
  * one commit wakes the 50 parked polls of a channel's subscribers, and their 50 next polls arrive
  * together. Profiles of that (bench P1/P2) showed postMessage as the largest single cost on both
- * threads. So each side queues what it sends during one turn of its event loop and posts it as
- * one array from the check phase (setImmediate), after the poll phase has handled every socket,
- * commit and message that was ready:
+ * threads. So each side queues what it sends and posts it as one array: the front end what it
+ * sent during one turn of its event loop, from the check phase (setImmediate), after the poll
+ * phase has handled every socket that was ready; the shard what one task of its loop made (a
+ * port message's tasks, an lmdb completion's commits), once that task's microtasks have run:
  *
  *   front end                                   shard thread
  *   requests of one turn ── [[n, task], ...] ──> each task runs as it comes
- *   replies resolve      <── [[n, ok, value]] ── replies settled in one turn
+ *   replies resolve      <── [[n, ok, value]] ── replies and notes one task made
  *
- * `n` numbers the tasks whose answer is awaited; 0 is a task nobody waits for (a cancel). The
+ * `n` numbers the tasks whose answer is awaited (a number is given again once its task has been
+ * answered: each is answered once); 0 is a task nobody waits for (a cancel). The
  * piscina pool still owns the thread (start, and replacement after a crash); it carries only the
  * task that hands the thread its end of the channel. Tasks keep their order: one port, FIFO.
  *
- * The shard's own notes (a commit's deliveries to the desks) do not wait for the check phase:
- * they go as soon as the task that made them has run its microtasks, with whatever was queued
- * before them. A poll phase of the shard can hold many sends to render and lmdb completions, and
- * a delivery posted behind all of them was the tail of P2's commit-to-desk step.
+ * The shard does not wait for its check phase: a poll phase of the shard can hold many sends to
+ * render and lmdb completions, and a delivery posted behind all of them was the tail of P2's
+ * commit-to-desk step; a send's answer waiting there held back the sender's next message in a
+ * closed loop (P1). A send is answered only once its commit has settled (its handler awaits
+ * it), so posting sooner never answers before the commit; its deliveries, queued when the commit
+ * settled, go ahead of it in the same post.
  */
 export type Down = [n: number, task: unknown];
 export type Up = [n: number, ok: boolean, value: unknown];
+interface Waiter {
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+  sync?: (value: unknown) => void;
+}
 
 /** The front end's side: one per shard. */
 export class ShardLink {
   private port: MessagePort | null = null;
   private connecting: Promise<void> | null = null;
-  private next = 1;
-  private readonly waiting = new Map<number, { resolve(value: unknown): void; reject(err: unknown): void; sync?: (value: unknown) => void }>();
+  /**
+   * The calls awaiting an answer, each at the place its number names; the numbers of answered
+   * places are given again. Not a Map: an old Map with a set and a delete per call keeps every
+   * entry that passed through it (the resolvers, the promise, the awaiting handler's frame)
+   * alive until a full collection, since a rehash leaves its old table linked to the new one;
+   * an array's place that is emptied holds nothing.
+   */
+  private readonly waiting: (Waiter | undefined)[] = [undefined];
+  private readonly free: number[] = [];
   private outbox: Down[] = [];
   private scheduled = false;
   private closed = false;
@@ -48,9 +64,9 @@ export class ShardLink {
    * before the shard's next notes are read (a promise would see it after them).
    */
   call<T>(task: unknown, sync?: (value: T) => void): Promise<T> {
-    const n = this.next++;
+    const n = this.free.pop() ?? this.waiting.length;
     return new Promise<T>((resolve, reject) => {
-      this.waiting.set(n, { resolve: resolve as (value: unknown) => void, reject, sync: sync as ((value: unknown) => void) | undefined });
+      this.waiting[n] = { resolve: resolve as (value: unknown) => void, reject, sync: sync as ((value: unknown) => void) | undefined };
       this.send([n, task]);
     });
   }
@@ -105,16 +121,17 @@ export class ShardLink {
       if (this.port === port1) this.port = null;
       this.connecting = null;
       this.onNote({ kind: 'reset' });
-      for (const n of [...this.waiting.keys()]) this.settle([n, false, new Error('the shard thread ended')]);
+      for (let n = 1; n < this.waiting.length; n++) this.settle([n, false, new Error('the shard thread ended')]);
     });
     await this.connect(port2);
     this.port = port1;
   }
 
   private settle([n, ok, value]: Up): void {
-    const w = this.waiting.get(n);
+    const w = this.waiting[n];
     if (!w) return;
-    this.waiting.delete(n);
+    this.waiting[n] = undefined;
+    this.free.push(n);
     if (ok) {
       w.sync?.(value);
       w.resolve(value);
@@ -135,9 +152,9 @@ export class ShardLink {
  */
 export function serveLink(port: MessagePort, handle: (task: never) => Promise<unknown>): (note: unknown) => void {
   let outbox: Up[] = [];
-  let immediate = false;
-  let micro = false;
+  let soon = false;
   const flush = () => {
+    soon = false;
     if (outbox.length === 0) return;
     const replies = outbox;
     outbox = [];
@@ -154,32 +171,23 @@ export function serveLink(port: MessagePort, handle: (task: never) => Promise<un
       }
     }
   };
-  const answer = (reply: Up) => {
+  // Answers and notes go once the task (the callback of a port message, a timer, an lmdb
+  // completion) that made them has run all its microtasks: a nextTick queued from a microtask
+  // runs when the microtask queue is empty. A commit's deliveries (desk-wire.ts) and its send's
+  // answer, made in the same checkpoint, share one post, as do the commits lmdb-js settles
+  // together; neither waits for the rest of the turn (every send and lmdb completion of the same
+  // poll phase).
+  const queue = (reply: Up) => {
     outbox.push(reply);
-    if (immediate) return;
-    immediate = true;
-    setImmediate(() => {
-      immediate = false;
-      flush();
-    });
+    if (soon) return;
+    soon = true;
+    queueMicrotask(() => process.nextTick(flush));
   };
-  // A note goes once the current task's microtasks have run, taking the answers queued before it:
-  // a commit's deliveries (desk-wire.ts) reach the desks without waiting for the rest of the turn
-  // (every send and lmdb completion of the same poll phase), and the commits lmdb-js settles
-  // together still share one post.
-  const note = (value: unknown) => {
-    outbox.push([0, true, value]);
-    if (micro) return;
-    micro = true;
-    queueMicrotask(() => {
-      micro = false;
-      flush();
-    });
-  };
+  const note = (value: unknown) => queue([0, true, value]);
   port.on('message', (items: Down[]) => {
     for (const [n, task] of items) {
       const done = handle(task as never);
-      if (n > 0) done.then((value) => answer([n, true, value]), (err: unknown) => answer([n, false, err]));
+      if (n > 0) done.then((value) => queue([n, true, value]), (err: unknown) => queue([n, false, err]));
       else done.catch(() => undefined);
     }
   });

@@ -47,7 +47,7 @@ t.test("a note goes when the task's microtasks have run, before the turn's immed
   s.close();
 });
 
-t.test('answers wait for the end of the turn, and a note takes the answers queued before it', async (t) => {
+t.test("answers go when the task's microtasks have run, in one post with the notes, in order", async (t) => {
   let toFront: (note: unknown) => void = () => undefined;
   const s = setup(async (task) => {
     if (task === 'note') toFront({ kind: 'drain' });
@@ -57,14 +57,48 @@ t.test('answers wait for the end of the turn, and a note takes the answers queue
   toFront = s.toFront;
   s.port1.postMessage([[1, 'plain']]);
   await until(() => s.log.length >= 2);
-  t.same(s.log, ['immediate', ['post', [[1, true, 'plain']]]], 'an answer alone goes after the immediates queued before it');
+  t.same(s.log, [['post', [[1, true, 'plain']]], 'immediate'], 'an answer goes ahead of the immediates queued with it');
   s.log.length = 0;
-  // The first task's answer is queued (a resolved promise's reaction) before the second runs.
+  // The note is queued as its task runs; the answers once their promises' reactions have run.
   s.port1.postMessage([[2, 'a'], [0, 'note'], [3, 'b']]);
   await until(() => s.received.length >= 2 && s.log.length >= 3);
-  const posts = s.log.filter((entry): entry is ['post', Up[]] => Array.isArray(entry)).map(([, batch]) => batch);
-  t.same(posts, [[[0, true, { kind: 'drain' }], [2, true, 'a']], [[3, true, 'b']]], "the note goes with the answer queued before it; the later answer at the turn's end");
-  t.same(s.log.slice(1), ['immediate', 'immediate', ['post', [[3, true, 'b']]]], 'after the immediates queued before it');
+  t.same(s.log, [['post', [[0, true, { kind: 'drain' }], [2, true, 'a'], [3, true, 'b']]], 'immediate', 'immediate'], "the tasks of one port message share one post, ahead of the turn's immediates");
+  s.close();
+});
+
+t.test('a send is answered only once its commit has settled, with its deliveries ahead of it in the same post', async (t) => {
+  let toFront: (note: unknown) => void = () => undefined;
+  const commits: (() => void)[] = [];
+  // As a send does (shard/events.ts, store/write-batch.ts): the handler awaits its commit; the
+  // commit's settling delivers its events (a note) and then the handler answers, a few
+  // microtasks later.
+  const s = setup(async (task: { n: number }) => {
+    await new Promise<void>((resolve) =>
+      commits.push(() => {
+        s.log.push(`committed ${task.n}`);
+        resolve();
+      }),
+    ).then(() => toFront({ kind: 'events', n: task.n }));
+    await Promise.resolve();
+    return `sent ${task.n}`;
+  });
+  toFront = s.toFront;
+  s.port1.postMessage([[1, { n: 1 }], [2, { n: 2 }]]);
+  await until(() => commits.length === 2);
+  for (let i = 0; i < 5; i++) await turn();
+  t.same(s.log, [], 'nothing is posted while the commits are in flight');
+  // lmdb-js settles the two commits in one completion (one macrotask); an immediate queued there
+  // runs after the post.
+  setImmediate(() => {
+    for (const settle of commits) settle();
+    setImmediate(() => s.log.push('immediate'));
+  });
+  await until(() => s.log.length >= 4);
+  t.same(
+    s.log,
+    ['committed 1', 'committed 2', ['post', [[0, true, { kind: 'events', n: 1 }], [0, true, { kind: 'events', n: 2 }], [1, true, 'sent 1'], [2, true, 'sent 2']]], 'immediate'],
+    'after the commits, one post: the deliveries, then the answers, before the rest of the turn',
+  );
   s.close();
 });
 
@@ -77,4 +111,34 @@ t.test('a batch that cannot be cloned is posted item by item', async (t) => {
   t.equal(items[1][0], 2, 'the bad one is answered');
   t.equal(items[1][1], false, 'as a failure');
   s.close();
+});
+
+t.test("the front end's side: answers reach their callers out of order, numbers are given again, a thread's end fails what waits", async (t) => {
+  const { ShardLink } = await import('../../src/host/link.js');
+  const held = new Map<number, (value: unknown) => void>();
+  let shardPort: MessagePort | null = null;
+  const link = new ShardLink(async (port) => {
+    shardPort = port;
+    serveLink(port, (async (task: { v: number; hold?: boolean }) => {
+      if (!task.hold) return task.v * 2;
+      return new Promise((resolve) => held.set(task.v, resolve));
+    }) as never);
+  });
+  const slow = [1, 2, 3].map((v) => link.call<number>({ v, hold: true }));
+  const one = [];
+  for (let i = 0; i < 200; i++) one.push(await link.call<number>({ v: i }));
+  t.same(one, Array.from({ length: 200 }, (_, i) => i * 2), '200 calls one after another, each answered with its own value');
+  await until(() => held.size === 3);
+  held.get(3)!('three');
+  held.get(1)!('one');
+  t.same(await Promise.all([slow[0], slow[2]]), ['one', 'three'], 'held calls answered out of order reach their callers');
+  const places = (link as unknown as { waiting: unknown[] }).waiting.length;
+  t.ok(places <= 5, `the waiting places stay as many as the calls once in flight (${places}), not one per call`);
+  const burst = await Promise.all(Array.from({ length: 50 }, (_, i) => link.call<number>({ v: 1000 + i })));
+  t.same(burst, Array.from({ length: 50 }, (_, i) => (1000 + i) * 2), 'a burst of calls sharing one post, each answered with its own value');
+  // The thread ends with call 2 still held: it fails, and the link opens a new channel after.
+  shardPort!.close();
+  await t.rejects(slow[1], /the shard thread ended/, 'a call in flight fails when the thread ends');
+  t.equal(await link.call<number>({ v: 7 }), 14, 'a call after the end goes over a new channel');
+  link.close();
 });
