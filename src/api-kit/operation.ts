@@ -3,6 +3,7 @@ import type { UserRecord } from '../model/types.js';
 import type { Shard } from '../shard/shard.js';
 import type { ParamSchema } from '../lib/params.js';
 import type { Grant } from '../shard/desk-wire.js';
+import type { ArenaBody } from '../lib/body-arena.js';
 
 export type { ParamSchema } from '../lib/params.js';
 
@@ -92,6 +93,8 @@ export interface Reply {
   file?: { path: string; contentType: string };
   /** Sent instead of `body`: bytes read from the store (a custom emoji's image). */
   bytes?: Uint8Array;
+  /** Sent instead of `body` (then empty), when the request asked for it: the body's slot in the shard's arena (lib/body-arena.ts). */
+  arena?: ArenaBody;
   /** A GET /events answer's desk for its queue (api/events/desk.ts), for the front end, not the client. */
   desk?: Grant;
   /** Sent instead of `body`: the web app's page, which the front end holds (a live session's `/`). */

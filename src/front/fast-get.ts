@@ -7,7 +7,9 @@ import { lastValues, withoutInternal, type BodyLimits } from './body.js';
 import { clientAddress } from './client-address.js';
 import type { AddressGuard } from './guard.js';
 import { noteRoute } from './request-log.js';
-import { askShard, writeFailure, writeJson } from './reply-write.js';
+import { askShard, writeArenaJson, writeFailure, writeJson } from './reply-write.js';
+import type { ArenaBody } from '../lib/body-arena.js';
+import type { Reply } from '../host/dispatch.js';
 
 const PATH = '/api/v1/messages';
 
@@ -42,8 +44,10 @@ export function fastGetHandler(realmFor: (host: string) => DirectoryEntry, pool:
       const params = withoutInternal(lastValues(parseQuery(query)));
       checkParams(params, limits);
       const realm = realmFor(req.headers.host ?? '');
-      const reply = await askShard(pool, req, res, realm, admission, address, { op: 'messages.list', method: 'GET', params });
-      writeJson(res, reply.status, reply.body, limitHeaders, reply.headers);
+      // A page's body comes in the shard's arena, not as a string (lib/body-arena.ts).
+      const reply = await askShard(pool, req, res, realm, admission, address, { op: 'messages.list', method: 'GET', params, arena: true });
+      if (reply.arena) writeArenaJson(res, pool.arena(realm.shard)!, reply as Reply & { arena: ArenaBody }, limitHeaders);
+      else writeJson(res, reply.status, reply.body, limitHeaders, reply.headers);
     } catch (err) {
       writeFailure(res, err, limitHeaders, PATH);
     }

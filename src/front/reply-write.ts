@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, internalErrorBody } from '../lib/errors.js';
+import type { ArenaBody, BodyArena } from '../lib/body-arena.js';
 import { log } from '../lib/log.js';
 import type { Reply, RequestTask } from '../host/dispatch.js';
 import type { ShardPool } from '../host/pool.js';
@@ -17,7 +18,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * Koa's answer has the same headers: Content-Type `application/json; charset=utf-8` and the
  * body's length in bytes.
  */
-export function writeJson(res: ServerResponse, status: number, body: string, first?: Record<string, string>, second?: Record<string, string>): void {
+export function writeJson(res: ServerResponse, status: number, body: string | Uint8Array, first?: Record<string, string>, second?: Record<string, string>): void {
   if (res.writableEnded || res.destroyed) return;
   const headers: Record<string, string | number> = {};
   if (first) for (const name in first) headers[name] = first[name];
@@ -26,6 +27,18 @@ export function writeJson(res: ServerResponse, status: number, body: string, fir
   headers['Content-Length'] = Buffer.byteLength(body);
   res.writeHead(status, headers);
   res.end(body);
+}
+
+/**
+ * writeJson of a reply whose body lies in the shard's arena (lib/body-arena.ts): the bytes go to
+ * the socket as they are, and the slot is freed once the response has closed (after its last
+ * write's callback, or the connection's end), when nothing holds a pointer into it.
+ */
+export function writeArenaJson(res: ServerResponse, arena: BodyArena, reply: Reply & { arena: ArenaBody }, first?: Record<string, string>): void {
+  const { slot } = reply.arena;
+  if (res.writableEnded || res.destroyed) return arena.free(slot);
+  res.once('close', () => arena.free(slot));
+  writeJson(res, reply.status, arena.view(reply.arena), first, reply.headers);
 }
 
 /**
@@ -66,7 +79,7 @@ export async function askShard(
   realm: DirectoryEntry,
   admission: Admission,
   address: string,
-  call: { op: string; method: 'GET' | 'POST'; params: Record<string, unknown> },
+  call: { op: string; method: 'GET' | 'POST'; params: Record<string, unknown>; arena?: boolean },
 ): Promise<Reply> {
   const reply = await cancellableRequest(pool, realm.shard, res, {
     kind: 'request',

@@ -6,6 +6,7 @@ import { userLimitersOf } from '../lib/rate-limit.js';
 import { ApiError, internalErrorBody, invalidApiKey, missingArgument, rateLimited, realmDeactivated, realmUnavailable, unauthorized, userDeactivated } from '../lib/errors.js';
 import { log } from '../lib/log.js';
 import { parseParams } from '../lib/params.js';
+import { bodyIntoArena } from '../lib/body-arena.js';
 import { RawJson, stringifyWithRaw } from '../lib/raw-json.js';
 import type { RealmState } from '../model/realm-state.js';
 import { BOT_TYPE, ROLE, type UserRecord } from '../model/types.js';
@@ -30,6 +31,8 @@ export interface RequestTask {
   requestId?: string;
   /** GET /events through the long-poll path: its answer may carry a desk (api/events/desk.ts). */
   longPoll?: boolean;
+  /** The front end writes a big body from the shard's arena (lib/body-arena.ts) and frees its slot. */
+  arena?: boolean;
   /**
    * A browser's request (the /json/ twin of /api/v1, pages, upload links): its session cookie
    * authenticates it when no Authorization header does (api/sessions/auth.ts).
@@ -174,6 +177,13 @@ export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> 
   // For the front end's per-address limits (front/guard.ts); never sent.
   if (outcome.unknownLogin) reply.unknownLogin = true;
   auditRequest(task, reply);
+  if (task.arena && reply.body) {
+    const inArena = bodyIntoArena(reply.body);
+    if (inArena) {
+      reply.arena = inArena;
+      reply.body = '';
+    }
+  }
   return reply;
 }
 

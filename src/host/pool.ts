@@ -6,6 +6,7 @@ import type { ResolvedConfig } from '../lib/config.js';
 import type { Reply, RequestTask, VerifyTask } from './dispatch.js';
 import type { AdminTask } from './admin.js';
 import { ShardLink } from './link.js';
+import { BodyArena } from '../lib/body-arena.js';
 import { FrontDesks, type DeskPoll, type DeskTicket } from './desk.js';
 import type { ShardNote } from '../shard/desk-wire.js';
 import { RateLimiter } from '../lib/rate-limit.js';
@@ -30,6 +31,8 @@ export class ShardPool {
   private readonly pools: (Piscina | undefined)[];
   private readonly links: (ShardLink | undefined)[];
   private readonly desks: (FrontDesks | undefined)[];
+  /** Each shard's arena for big answer bodies (lib/body-arena.ts), made with its thread. */
+  private readonly arenas: (BodyArena | undefined)[];
   /** GET /events budgets for polls answered at a desk (the shards count them too). */
   private readonly deskLimiter: RateLimiter | null;
   private readonly filename = new URL('./worker.js', import.meta.url).href;
@@ -45,6 +48,7 @@ export class ShardPool {
     this.pools = new Array(config.shards).fill(undefined);
     this.links = new Array(config.shards).fill(undefined);
     this.desks = new Array(config.shards).fill(undefined);
+    this.arenas = new Array(config.shards).fill(undefined);
     const { enabled, perUser } = config.rateLimits;
     this.deskLimiter = enabled && perUser.length > 0 ? new RateLimiter(perUser) : null;
   }
@@ -59,6 +63,8 @@ export class ShardPool {
   private link(index: number): ShardLink {
     const existing = this.links[index];
     if (existing) return existing;
+    // A replacement thread gets the same arena: slots its predecessor filled stay taken until freed.
+    const arena = (this.arenas[index] = new BodyArena(BodyArena.allocate()));
     const pool = new Piscina({
       filename: this.filename,
       minThreads: 1,
@@ -70,7 +76,7 @@ export class ShardPool {
       // Piscina's run- and wait-time histograms, which nothing reads: two of Node's HDR
       // histograms of 352 KB each (malloc'd, partly resident) per pool.
       recordTiming: false,
-      workerData: { index, config: this.config, messageIds: this.idBuffer },
+      workerData: { index, config: this.config, messageIds: this.idBuffer, bodyArena: arena.buffer },
     });
     this.pools[index] = pool;
     // Piscina re-emits a worker's uncaught error on the pool, and an 'error' event with no
@@ -121,6 +127,11 @@ export class ShardPool {
       if (authorization) desks.grant(authorization, reply.desk);
       delete reply.desk;
     });
+  }
+
+  /** The shard's arena, where a reply's `arena` body lies. */
+  arena(shard: number): BodyArena | undefined {
+    return this.arenas[shard];
   }
 
   /** A GET /events answered at its queue's desk, without the shard; null: send it to the shard. */

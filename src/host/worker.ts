@@ -6,6 +6,7 @@ import { runAdmin, type AdminTask } from './admin.js';
 import { dispatch, verifyCredentials, type RequestTask, type VerifyTask } from './dispatch.js';
 import { Shard } from '../shard/shard.js';
 import { serveLink } from './link.js';
+import { useBodyArena } from '../lib/body-arena.js';
 import type { DeskTask } from '../shard/desk-wire.js';
 import { jobsOf } from '../shard/jobs.js';
 import { metricsOf } from './metrics.js';
@@ -14,8 +15,9 @@ import { SERVER_GENERATION } from '../api/events/register-realm.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.js';
 
 /** Piscina entry point: one module instance per shard thread, holding that shard's state. */
-const { index, config, messageIds } = workerData as { index: number; config: ResolvedConfig; messageIds: SharedArrayBuffer };
+const { index, config, messageIds, bodyArena } = workerData as { index: number; config: ResolvedConfig; messageIds: SharedArrayBuffer; bodyArena?: SharedArrayBuffer };
 setLogLevel(config.logLevel);
+useBodyArena(bodyArena);
 // Password hashes go to the main thread's hashing thread (lib/hasher.ts), over the port that
 // ShardPool sends with the thread's link (its first task).
 let hashPortArrived: (port: MessagePort) => void = () => undefined;

@@ -36,20 +36,23 @@ t.test('access and audit lines', async (t) => {
   // The owner's address changes: the link, with no mail server, is in the outbox.
   await http(server.port, { method: 'PATCH', path: '/settings', host, auth: owner, form: { email: 'boss@example.com' } });
   const outbox = join(dataDir, 'outbox');
-  const changeKey = readdirSync(outbox).map((f) => /\/accounts\/confirm_new_email\/([A-Za-z0-9_-]{43})/.exec(readFileSync(join(outbox, f), 'utf8').replace(/=\r?\n/g, ''))?.[1]).find(Boolean)!;
+  // The mailer writes `<name>.eml.tmp` and renames it, so only finished `.eml` files are read,
+  // and a link is waited for: the mail is written after the request is answered.
+  const inOutbox = async (pattern: RegExp): Promise<string> => {
+    for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+      for (const f of readdirSync(outbox).filter((name) => name.endsWith('.eml'))) {
+        const found = pattern.exec(readFileSync(join(outbox, f), 'utf8').replace(/=\r?\n/g, ''))?.[1];
+        if (found) return found;
+      }
+    }
+    throw new Error(`no mail in the outbox matches ${pattern}`);
+  };
+  const changeKey = await inOutbox(/\/accounts\/confirm_new_email\/([A-Za-z0-9_-]{43})/);
   await fetch(`http://127.0.0.1:${server.port}/accounts/confirm_new_email/`, { method: 'POST', headers: { host, 'content-type': 'application/x-www-form-urlencoded' }, body: `key=${changeKey}` });
   // And a password reset, asked for and used (its link, too, is in the outbox).
   const form = { host, 'content-type': 'application/x-www-form-urlencoded' };
   await fetch(`http://127.0.0.1:${server.port}/accounts/password/reset/`, { method: 'POST', headers: form, body: 'email=boss%40example.com' });
-  const resetLink = async () => {
-    for (const f of readdirSync(outbox)) {
-      const found = /\/accounts\/password\/reset\/([A-Za-z0-9_-]+)\//.exec(readFileSync(join(outbox, f), 'utf8').replace(/=\r?\n/g, ''))?.[1];
-      if (found) return found;
-    }
-    return null;
-  };
-  let resetToken: string | null = null;
-  for (const until = Date.now() + 30_000; !resetToken && Date.now() < until; ) resetToken = (await resetLink()) ?? (await new Promise((r) => setTimeout(r, 100)), null);
+  const resetToken = await inOutbox(/\/accounts\/password\/reset\/([A-Za-z0-9_-]+)\//);
   await fetch(`http://127.0.0.1:${server.port}/accounts/password/reset/${resetToken}/`, { method: 'POST', headers: form, body: 'new_password=a-new-password-1&new_password_confirm=a-new-password-1' });
 
   const lines = (): Line[] =>

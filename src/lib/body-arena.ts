@@ -1,0 +1,103 @@
+/**
+ * Big answer bodies in memory the front end and a shard thread share, so that a body is written
+ * to the socket from the bytes the shard encoded, without crossing the threads as a string.
+ *
+ * A page of GET /messages (65 KB for P5's 100 messages) posted as a string was copied three
+ * times after the shard's join: serialised by postMessage, made a string again on the main
+ * thread (a 65 KB allocation per page, which drove the main thread's young-generation
+ * collections, about 40 % of its time in P5), and encoded into a buffer for the socket's write.
+ * Here the shard encodes the joined body once into a slot of the arena and posts the slot's
+ * number and length; the front end writes a view of the slot and frees it once the response
+ * has ended (its 'close', after the last write's callback or the connection's end: libuv holds
+ * no pointer into the slot then). Buffers transferred per page instead were tried twice and
+ * dropped (bench/RESULTS.md, the fetch session): each is external memory, and 240 MB/s of it
+ * drove full collections on both threads; the arena is allocated once per shard.
+ *
+ * Each slot has a state cell: 0 free, 1 taken. The shard takes the lowest free slot with a
+ * compare-and-swap (so a light load touches only the first few slots' pages: the rest of the
+ * arena stays unbacked virtual memory), the front end frees it with a store. A body that does
+ * not fit a slot, or finds every slot taken, travels as a string as before. A replacement thread
+ * gets the same arena; a slot taken for a reply lost with a crashed thread stays taken.
+ */
+export const ARENA_SLOTS = 64;
+export const ARENA_SLOT_BYTES = 256 * 1024;
+/** Smaller bodies gain nothing from the arena: a string of a few KB is cheap to post. */
+export const ARENA_MIN_CHARS = 8 * 1024;
+
+/** Where a body lies in its shard's arena. */
+export interface ArenaBody {
+  slot: number;
+  length: number;
+}
+
+const opened = new Set<WeakRef<BodyArena>>();
+
+export class BodyArena {
+  private readonly state: Int32Array;
+  private readonly bytes: Buffer;
+  private readonly encoder = new TextEncoder();
+
+  constructor(readonly buffer: SharedArrayBuffer) {
+    this.state = new Int32Array(buffer, 0, ARENA_SLOTS);
+    this.bytes = Buffer.from(buffer, ARENA_SLOTS * 4);
+    opened.add(new WeakRef(this));
+  }
+
+  /** Slots taken, in every arena this thread has opened: a slot never freed is a leak (the tests check it). */
+  static taken(): number {
+    let n = 0;
+    for (const ref of opened) {
+      const arena = ref.deref();
+      if (!arena) opened.delete(ref);
+      else for (let slot = 0; slot < ARENA_SLOTS; slot++) if (Atomics.load(arena.state, slot) !== 0) n++;
+    }
+    return n;
+  }
+
+  /** The arena's memory, made once per shard by the front end and shared with its thread. */
+  static allocate(): SharedArrayBuffer {
+    return new SharedArrayBuffer(ARENA_SLOTS * 4 + ARENA_SLOTS * ARENA_SLOT_BYTES);
+  }
+
+  /** The shard's side: `body` as UTF-8 in a slot taken for it, or null (no slot free, or too big). */
+  put(body: string): ArenaBody | null {
+    // At least a byte per UTF-16 unit: a longer body cannot fit.
+    if (body.length > ARENA_SLOT_BYTES) return null;
+    for (let slot = 0; slot < ARENA_SLOTS; slot++) {
+      if (Atomics.load(this.state, slot) !== 0 || Atomics.compareExchange(this.state, slot, 0, 1) !== 0) continue;
+      const start = slot * ARENA_SLOT_BYTES;
+      const { read, written } = this.encoder.encodeInto(body, this.bytes.subarray(start, start + ARENA_SLOT_BYTES));
+      if (read === body.length) return { slot, length: written };
+      this.free(slot);
+      return null;
+    }
+    return null;
+  }
+
+  /** Bodies this thread has taken from an arena to write (the tests check the arena is used). */
+  static viewed = 0;
+
+  /** The front end's side: the body's bytes, valid until `free`. */
+  view(body: ArenaBody): Buffer {
+    BodyArena.viewed++;
+    const start = body.slot * ARENA_SLOT_BYTES;
+    return this.bytes.subarray(start, start + body.length);
+  }
+
+  free(slot: number): void {
+    Atomics.store(this.state, slot, 0);
+  }
+}
+
+/** The shard thread's arena (host/worker.ts sets it), or null where there is none. */
+let shardArena: BodyArena | null = null;
+
+export function useBodyArena(buffer: SharedArrayBuffer | undefined): void {
+  shardArena = buffer ? new BodyArena(buffer) : null;
+}
+
+/** The shard's side of a reply: its body moved into the arena when it is big enough and fits. */
+export function bodyIntoArena(body: string): ArenaBody | null {
+  if (!shardArena || body.length < ARENA_MIN_CHARS) return null;
+  return shardArena.put(body);
+}
