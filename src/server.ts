@@ -103,6 +103,20 @@ function answerParserError(err: NodeJS.ErrnoException & { bytesParsed?: number }
 const IDLE_LINGER_MS = 250;
 /** How long a stop still accepts connections the kernel has queued (see close). */
 const ACCEPT_LINGER_MS = 100;
+/** The latest the storage check after start begins, for a server that is never idle. */
+const STORE_CHECK_LATEST_MS = 30_000;
+
+/** Whether the server went idle after start, or the time ran out, before it was stopped. */
+function afterIdle(idle: Promise<unknown>, latestMs: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(!signal.aborted), latestMs);
+    timer.unref();
+    void idle.then(() => {
+      clearTimeout(timer);
+      resolve(!signal.aborted);
+    });
+  });
+}
 
 async function start(config: Config, lock: DataDirLock, opts: StartOptions): Promise<RunningServer> {
   // Before anything opens them: a missing or damaged store is refused with its file and the
@@ -222,11 +236,15 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
   const url = `http://${resolved.bind.includes(':') ? `[${resolved.bind}]` : resolved.bind}:${port}`;
   // The admin CLI's way in while the server runs (`stoa user ...`).
   const adminSocket = await startAdminSocket({ config: resolved, directory, pool, url, refreshRealms: front.refreshRealms });
-  // Every table read once, in a child process at low priority: damaged ones are refused.
   const checking = new AbortController();
-  const storeCheck = checkStoresAfterStart(config.dataDir, pool, checking.signal);
   // What the start grew the threads' heaps to goes back once the server is idle.
   const compaction = compactWhenIdle(pool, checking.signal, requests);
+  // Every table read once, in a child process at low priority: damaged ones are refused. It
+  // begins once the requests that follow a restart (every client registering again) have
+  // settled, when the compaction runs, or STORE_CHECK_LATEST_MS after the start if they never
+  // do: even at the lowest priority, a child reading a large store on the spare core slowed
+  // each of those requests (bench/RESULTS.md, the idle4 session: P7b).
+  const storeCheck = afterIdle(compaction, STORE_CHECK_LATEST_MS, checking.signal).then((go) => (go ? checkStoresAfterStart(config.dataDir, pool, checking.signal) : 0));
 
   /**
    * A graceful stop. In order:

@@ -53,13 +53,25 @@ function youngGenerationMb(): number {
  * to 4, its largest dynamic factor, rather than the low-memory collection's 1.1: the limit each
  * collection leaves is then four times what lives, as after an ordinary collection of an idle
  * program. V8's flags are the process's, so the threads' collections run inside one call.
+ *
+ * The same collections also drop the bytecode and the baseline (Sparkplug) code of every function
+ * not running: most of it is the start's (module bodies, the store's load, the config), which
+ * never runs again, and V8 would otherwise keep it until five full collections have passed it by,
+ * which an idle server does not run. What a later request calls is compiled again from the source
+ * V8 keeps: 1.7 MB of heap per thread for a few milliseconds of compiling, once
+ * (bench/RESULTS.md, the idle4 session).
  */
 export async function withRoomyOldGeneration<T>(fn: () => Promise<T>): Promise<T> {
   setFlagsFromString('--heap-growing-percent=300');
+  setFlagsFromString('--stress-flush-code');
+  setFlagsFromString('--flush-baseline-code');
   try {
     return await fn();
   } finally {
     // 0: V8's own choice, from the collector's and the program's speeds.
     setFlagsFromString('--heap-growing-percent=0');
+    // Node's defaults: bytecode flushed after five full collections without a call, baseline code kept.
+    setFlagsFromString('--no-stress-flush-code');
+    setFlagsFromString('--no-flush-baseline-code');
   }
 }
