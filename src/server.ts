@@ -157,7 +157,8 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
     if (conn) {
       conn.busy++;
       const waits = requests.begin(req);
-      res.once('close', () => {
+      // A response closes once: a plain listener, without once()'s wrapper (per parked poll too).
+      res.on('close', () => {
         requests.end(waits);
         conn.busy--;
         conn.idleSince = Date.now();
@@ -169,7 +170,7 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
   });
   http.on('connection', (socket: Socket) => {
     connections.set(socket, { busy: 0, idleSince: Date.now() });
-    socket.once('close', () => connections.delete(socket));
+    socket.on('close', () => connections.delete(socket));
   });
   http.on('clientError', answerParserError);
   // Node closes a kept-alive connection after 5 s idle; a client that reuses it at that moment

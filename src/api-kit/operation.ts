@@ -51,8 +51,11 @@ export interface OpContext<P> {
   userAgent: string;
   remoteAddr: string;
   requestId: string;
-  /** GET /events through the front end's long-poll path, which can keep a desk (api/events/desk.ts). */
-  longPoll?: boolean;
+  /**
+   * GET /events through the front end's long-poll path, which can keep a desk (api/events/desk.ts):
+   * 'park' for a plain poll, which may park at that desk.
+   */
+  longPoll?: 'grant' | 'park';
   /** Set for a browser's request. */
   browser?: BrowserRequest;
   /** The session that authenticated the request, when a cookie did. */

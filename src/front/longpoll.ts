@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Reply } from '../host/dispatch.js';
-import type { ShardPool } from '../host/pool.js';
+import type { DeskPoll, DeskTicket } from '../host/desk.js';
+import type { ParkAtDesk, ShardPool } from '../host/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
 import { lastValues, withoutInternal } from './body.js';
 import type { AddressGuard } from './guard.js';
@@ -51,34 +52,48 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
       const plain = json ? null : plainPoll(parsed);
       const authorization = req.headers.authorization;
       // (Not past the address's limit: the shard checks that the request authenticates.)
-      if (plain && authorization && admission.over === undefined) {
-        const answer = (reply: Reply) => {
-          admission.settle(reply);
-          noteUser(req, reply.userId);
-          if (stopping()) res.shouldKeepAlive = false;
-          writeJson(res, reply.status, reply.body, limitHeaders, reply.headers);
-        };
-        const ticket = pool.deskPoll(realm.shard, { realmId: realm.id, authorization, ...plain, answer });
-        if (ticket) {
-          // A response closes once: a plain listener, without once()'s wrapper per poll.
-          if (!res.writableEnded) res.on('close', () => ticket.leave());
-          return;
-        }
+      const deskPoll: DeskPoll | null =
+        plain && authorization && admission.over === undefined
+          ? {
+              realmId: realm.id,
+              authorization,
+              ...plain,
+              answer: (reply: Reply) => {
+                admission.settle(reply);
+                noteUser(req, reply.userId);
+                if (stopping()) res.shouldKeepAlive = false;
+                writeJson(res, reply.status, reply.body, limitHeaders, reply.headers);
+              },
+            }
+          : null;
+      if (deskPoll) {
+        const ticket = pool.deskPoll(realm.shard, deskPoll);
+        if (ticket) return leaveOnClose(res, ticket);
       }
-      const reply = await cancellableRequest(pool, realm.shard, res, {
-        kind: 'request',
-        op: 'events.get',
-        method: 'GET',
-        realmId: realm.id,
-        authorization: json ? undefined : req.headers.authorization || undefined,
-        ...(json ? { browser: browserRequest('GET', req.headers) } : {}),
-        params: withoutInternal(lastValues(parsed)),
-        pathParams: {},
-        userAgent: req.headers['user-agent'] ?? '',
-        remoteAddr: address,
-        longPoll: !json,
-        addressOver: admission.over,
-      });
+      // A plain poll the shard would park parks at the queue's new desk, and the shard holds
+      // nothing for it (api/events/desk.ts grant).
+      const park: ParkAtDesk | undefined = deskPoll ? { poll: deskPoll, ticket: null } : undefined;
+      const reply = await cancellableRequest(
+        pool,
+        realm.shard,
+        res,
+        {
+          kind: 'request',
+          op: 'events.get',
+          method: 'GET',
+          realmId: realm.id,
+          authorization: json ? undefined : authorization || undefined,
+          ...(json ? { browser: browserRequest('GET', req.headers) } : {}),
+          params: withoutInternal(lastValues(parsed)),
+          pathParams: {},
+          userAgent: req.headers['user-agent'] ?? '',
+          remoteAddr: address,
+          longPoll: json ? undefined : park ? 'park' : 'grant',
+          addressOver: admission.over,
+        },
+        park,
+      );
+      if (park?.ticket) return leaveOnClose(res, park.ticket);
       admission.settle(reply);
       noteUser(req, reply.userId);
       // A stopping server answers polls at once, empty: kept alive, the connection would bring
@@ -90,6 +105,14 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
       writeFailure(res, err, limitHeaders, PATH);
     }
   }
+}
+
+/** A poll parked at a desk leaves it when its client goes (or has gone while it waited). */
+function leaveOnClose(res: ServerResponse, ticket: DeskTicket): void {
+  if (res.writableEnded) return;
+  // A response closes once: a plain listener, without once()'s wrapper per poll.
+  if (res.destroyed) ticket.leave();
+  else res.on('close', ticket.leave);
 }
 
 const CANONICAL_INTEGER = /^(0|-?[1-9]\d{0,14})$/;

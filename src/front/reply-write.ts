@@ -4,7 +4,7 @@ import { ApiError, internalErrorBody } from '../lib/errors.js';
 import type { ArenaBody, BodyArena } from '../lib/body-arena.js';
 import { log } from '../lib/log.js';
 import type { Reply, RequestTask } from '../host/dispatch.js';
-import type { ShardPool } from '../host/pool.js';
+import type { ParkAtDesk, ShardPool } from '../host/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
 import type { Admission } from './guard.js';
 import { noteUser } from './request-log.js';
@@ -45,7 +45,7 @@ export function writeArenaJson(res: ServerResponse, arena: BodyArena, reply: Rep
  * A request to the shard that the client's hanging up cancels: a poll must not stay parked, nor
  * a send's answer wait, for a connection that is gone.
  */
-export async function cancellableRequest(pool: ShardPool, shard: number, res: ServerResponse, task: Omit<RequestTask, 'requestId'>): Promise<Reply> {
+export async function cancellableRequest(pool: ShardPool, shard: number, res: ServerResponse, task: Omit<RequestTask, 'requestId'>, park?: ParkAtDesk): Promise<Reply> {
   const requestId = randomUUID();
   // The response's 'close' fires when the connection drops before the answer is written; the
   // request's own 'close' fires as soon as its body has been read.
@@ -54,7 +54,7 @@ export async function cancellableRequest(pool: ShardPool, shard: number, res: Se
   };
   res.once('close', onClose);
   try {
-    return await pool.request(shard, { ...task, requestId });
+    return await pool.request(shard, { ...task, requestId }, park);
   } finally {
     res.off('close', onClose);
   }

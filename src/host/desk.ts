@@ -26,9 +26,9 @@ export interface DeskPoll {
   answer(reply: Reply): void;
 }
 
-/** A poll parked at a desk: `leave` when its client goes away. */
+/** A poll parked at a desk: `leave` when its client goes away (a function of its own, a listener as it is). */
 export interface DeskTicket {
-  leave(): void;
+  readonly leave: () => void;
 }
 
 interface Parked {
@@ -67,6 +67,8 @@ export class FrontDesks {
   private readonly byNum: (Desk | undefined)[] = [];
   /** Set once the shard drains for a stop: polls are answered at once. */
   private draining = false;
+  /** The shard's auth and reset notes read so far (desk-wire.ts Grant.revoked). */
+  private revoked = 0;
 
   constructor(
     private readonly send: (task: DeskTask) => void,
@@ -105,27 +107,58 @@ export class FrontDesks {
       return noTicket;
     }
     desk.parked = parked;
+    return this.ticket(desk, parked);
+  }
+
+  private ticket(desk: Desk, parked: Parked): DeskTicket {
     return {
       leave: () => {
-        if (desk.parked !== parked || this.desks.get(poll.queueId) !== desk) return;
+        if (desk.parked !== parked || this.desks.get(desk.queueId) !== desk) return;
         desk.parked = null;
-        this.send({ kind: 'deskIdle', queueId: poll.queueId });
+        this.send({ kind: 'deskIdle', queueId: desk.queueId });
       },
     };
   }
 
-  /** A poll that reached the shard was answered with a desk (called as the answer arrives). */
-  grant(authorization: string, grant: Grant): void {
+  /**
+   * A poll that reached the shard was answered with a desk (called as the answer arrives, before
+   * the shard's next notes are read). A `parked` grant's poll parks at the new desk (`park`, the
+   * poll and the headers of the shard's answer), and gets a ticket, which is a blank one when it
+   * was answered at once (events came with the grant, the desk ended on its way, the server
+   * stops); null: no poll parked here, the shard's answer is the poll's.
+   */
+  grant(authorization: string, grant: Grant, park?: { poll: DeskPoll; headers: Record<string, string> | undefined }): DeskTicket | null {
     this.forget(grant.queueId);
     // The shard gives a number again only after the note or poll that ended its last desk here.
     const other = this.byNum[grant.desk];
     if (other) this.forget(other.queueId);
     // The poll that brought it was counted by the shard; the desk's budget counts it too.
     this.limiter?.take(`${grant.realmId}:${grant.userId}`);
+    const parked: Parked | null = park && grant.parked ? { poll: park.poll, headers: park.headers, userId: grant.userId } : null;
+    // A note that ends desks passed the answer on the link (desk-wire.ts Grant.revoked, ended).
+    if (grant.ended || grant.revoked < this.revoked) {
+      if (!parked) return null;
+      const ended = grant.ended;
+      if (ended) parked.poll.answer({ status: ended.status, body: ended.body, headers: parked.headers, userId: parked.userId });
+      else {
+        this.answer(grant.queueId, parked, [], []);
+        // As for a poll parked at a desk an auth note takes away: the queue ages until the next.
+        this.send({ kind: 'deskIdle', queueId: grant.queueId });
+      }
+      return noTicket;
+    }
     const newest = Math.max(grant.newestPruned, grant.ids.length > 0 ? grant.ids[grant.ids.length - 1] : -1);
     const desk: Desk = { queueId: grant.queueId, num: grant.desk, realmId: grant.realmId, userId: grant.userId, authorization, ids: grant.ids, heads: grant.heads, newestPruned: grant.newestPruned, newest, parked: null };
     this.desks.set(grant.queueId, desk);
     this.byNum[grant.desk] = desk;
+    if (!parked) return null;
+    // Events that came on the grant's way: the shard ended the poll when it sent them.
+    if (desk.ids.length > 0 || this.draining) {
+      this.answer(grant.queueId, parked, desk.ids, desk.heads);
+      return noTicket;
+    }
+    desk.parked = parked;
+    return this.ticket(desk, parked);
   }
 
   /** A poll or DELETE for the queue goes to the shard: its desk goes (a parked poll there ends empty). */
@@ -180,6 +213,7 @@ export class FrontDesks {
         return;
       }
       case 'auth':
+        this.revoked = note.revoked;
         for (const [queueId, desk] of this.desks) {
           if (desk.realmId !== note.realmId) continue;
           const parked = desk.parked !== null;
@@ -197,6 +231,8 @@ export class FrontDesks {
         }
         return;
       case 'reset':
+        // Without a count it is the link's own: a new thread counts from 0.
+        this.revoked = note.revoked ?? 0;
         for (const queueId of [...this.desks.keys()]) this.forget(queueId);
         return;
     }

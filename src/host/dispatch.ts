@@ -29,8 +29,12 @@ export interface RequestTask {
   remoteAddr: string;
   /** Unique per HTTP request: a long-poll is cancelled by it when its client goes away. */
   requestId?: string;
-  /** GET /events through the long-poll path: its answer may carry a desk (api/events/desk.ts). */
-  longPoll?: boolean;
+  /**
+   * GET /events through the long-poll path: its answer may carry a desk (api/events/desk.ts).
+   * 'park': the poll is one a desk could answer (plain parameters, an Authorization header, an
+   * address within its limit), so if it would park it parks at the desk.
+   */
+  longPoll?: 'grant' | 'park';
   /** The front end writes a big body from the shard's arena (lib/body-arena.ts) and frees its slot. */
   arena?: boolean;
   /**

@@ -13,6 +13,13 @@ import { RateLimiter } from '../lib/rate-limit.js';
 import { MessageIds, NO_LIMIT } from '../store/message-ids.js';
 import { log } from '../lib/log.js';
 
+/** A plain poll sent to the shard, which may park it at its queue's new desk (ShardPool.request). */
+export interface ParkAtDesk {
+  poll: DeskPoll;
+  /** Set when the poll was parked at the desk, or answered there at once. */
+  ticket: DeskTicket | null;
+}
+
 /**
  * The shard actors. Each shard is a piscina pool of exactly one thread, so a realm always reaches
  * the same thread and its state needs no locks. Atomics are disabled and the concurrency limit
@@ -113,9 +120,10 @@ export class ShardPool {
   /**
    * A request for the shard. A GET or DELETE /events goes there only without a desk for its
    * queue (a desk's poll is answered by deskPoll); an answer with a desk sets one up, before
-   * anything else the shard sent after it is read.
+   * anything else the shard sent after it is read. A plain poll (`park`) that the shard parks at
+   * that desk is parked there: `park.ticket` is then set, and the poll is the desk's to answer.
    */
-  request(shard: number, task: RequestTask): Promise<Reply> {
+  request(shard: number, task: RequestTask, park?: ParkAtDesk): Promise<Reply> {
     const link = this.link(shard);
     if (task.op !== 'events.get' && task.op !== 'events.delete') return link.call(task);
     const desks = this.desks[shard]!;
@@ -123,9 +131,12 @@ export class ShardPool {
     if (typeof queueId === 'string') desks.forget(queueId);
     const authorization = task.authorization;
     return link.call<Reply>(task, (reply) => {
-      if (!reply.desk) return;
-      if (authorization) desks.grant(authorization, reply.desk);
+      const grant = reply.desk;
+      if (!grant) return;
       delete reply.desk;
+      if (!authorization) return;
+      const ticket = desks.grant(authorization, grant, park && { poll: park.poll, headers: reply.headers });
+      if (park) park.ticket = ticket;
     });
   }
 

@@ -21,6 +21,23 @@ export interface Grant {
   ids: number[];
   heads: string[];
   newestPruned: number;
+  /**
+   * The poll that brought it parks at the desk: its queue had nothing for it, and the shard keeps
+   * no request for it, only the queue's heartbeat timer (`queue.remoteParked`). Events that came
+   * on the way are in `ids`: the desk then answers it with them at once.
+   */
+  parked?: boolean;
+  /**
+   * The `auth` and `reset` notes the shard had sent when it made this grant (see ShardNote). One
+   * sent after it may have reached the front end before the answer carrying it: the grant is
+   * then no good (the desk it would make could outlive changed credentials or a reload).
+   */
+  revoked: number;
+  /**
+   * Set on a grant still on its way when its queue went: the `drop` note may have reached the
+   * front end first, so no desk is made, and a poll parked with the grant gets this answer.
+   */
+  ended?: { status: number; body: string };
 }
 
 /** Shard -> front end (link items numbered 0). */
@@ -33,11 +50,18 @@ export type ShardNote =
   | { kind: 'events'; heads: string[]; list: number[] }
   /** The queue is gone: a poll parked at its desk gets `reply` (BAD_EVENT_QUEUE_ID, or empty). */
   | { kind: 'drop'; queueId: string; status: number; body: string }
-  /** A user record (credentials, activity) or the realm changed: its desks go. */
-  | { kind: 'auth'; realmId: number }
-  /** The shard stops (polls are answered at once from now on), or reloaded: every desk goes. */
+  /**
+   * A user record (credentials, activity) or the realm changed: its desks go. `revoked` counts
+   * the shard's auth and reset notes so far, this one included (Grant.revoked).
+   */
+  | { kind: 'auth'; realmId: number; revoked: number }
+  /** The shard stops: polls are answered at once from now on. */
   | { kind: 'drain' }
-  | { kind: 'reset' };
+  /**
+   * The shard reloaded from the store (with `revoked`, as for auth), or its thread ended (the
+   * link's own note, without: a new thread counts from 0): every desk goes.
+   */
+  | { kind: 'reset'; revoked?: number };
 
 /** Front end -> shard (link tasks nobody waits for). */
 export type DeskTask =

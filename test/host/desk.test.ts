@@ -15,10 +15,12 @@ const head = (n: number) => `{"type":"message","n":${n},`;
 function setup(limiter: RateLimiter | null = null) {
   const sent: DeskTask[] = [];
   const desks = new FrontDesks((task) => sent.push(task), limiter);
-  const grant = (over: Partial<Grant> = {}) => desks.grant(AUTH, { queueId: 'q1', desk: 0, realmId: 1, userId: 7, ids: [], heads: [], newestPruned: -1, ...over });
+  // The shard's auth and reset notes so far, which its grants carry (desk-wire.ts Grant.revoked).
+  const shard = { revoked: 0 };
+  const grant = (over: Partial<Grant> = {}) => desks.grant(AUTH, { queueId: 'q1', desk: 0, realmId: 1, userId: 7, ids: [], heads: [], newestPruned: -1, revoked: shard.revoked, ...over });
   const replies: Reply[] = [];
   const poll = (over: Partial<DeskPoll> = {}) => desks.poll({ realmId: 1, authorization: AUTH, queueId: 'q1', dontBlock: false, answer: (r) => replies.push(r), ...over });
-  return { desks, sent, grant, poll, replies };
+  return { desks, sent, grant, poll, replies, shard };
 }
 
 t.test('a desk answers from its events and tells the shard', async (t) => {
@@ -57,7 +59,7 @@ t.test('a parked poll is answered by the next events, a heartbeat or a new poll'
 });
 
 t.test("the shard's notes take desks away", async (t) => {
-  const { desks, grant, poll, replies } = setup();
+  const { desks, grant, poll, replies, shard } = setup();
   grant();
   poll({ lastEventId: -1 });
   desks.note({ kind: 'drop', queueId: 'q1', status: 400, body: '{"code":"BAD_EVENT_QUEUE_ID"}' });
@@ -67,13 +69,13 @@ t.test("the shard's notes take desks away", async (t) => {
   grant();
   grant({ queueId: 'q2', desk: 1, realmId: 2 });
   poll({ lastEventId: -1 });
-  desks.note({ kind: 'auth', realmId: 1 });
+  desks.note({ kind: 'auth', realmId: 1, revoked: ++shard.revoked });
   t.same(JSON.parse(replies[1].body).events, [], "a credentials change ends the realm's parked polls, empty");
   t.equal(poll(), null, "and takes the realm's desks away");
   t.equal(desks.size, 1, "another realm's desk stays");
 
   grant();
-  desks.note({ kind: 'reset' });
+  desks.note({ kind: 'reset', revoked: ++shard.revoked });
   t.equal(desks.size, 0, 'a reset takes every desk away');
 
   grant();

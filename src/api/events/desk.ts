@@ -1,7 +1,7 @@
 import type { ApiError } from '../../lib/errors.js';
 import type { Timer } from '../../lib/timer-wheel.js';
 import { RealmState } from '../../model/realm-state.js';
-import type { DeskTask, Grant, ShardNote } from '../../shard/desk-wire.js';
+import type { DeskTask, Grant } from '../../shard/desk-wire.js';
 import type { Shard } from '../../shard/shard.js';
 import { userLimitersOf } from '../../lib/rate-limit.js';
 import { eventHead, type EventQueue, type ShapedEvent } from './queue.js';
@@ -44,12 +44,17 @@ export interface Push {
   send(): void;
 }
 
+/** A poll's answer with no events, as the shard writes it. */
+const emptyBody = (queueId: string) => JSON.stringify({ result: 'success', msg: '', events: [], queue_id: queueId });
+
 export class ShardDesks {
   /** Realms whose credentials changed this turn, told together (see authChanged). */
   private changedRealms = new Set<number>();
   /** Desk numbers given back (Grant.desk), for the next grants; and how many were ever made. */
   private readonly freeDesks: number[] = [];
   private desksMade = 0;
+  /** The auth and reset notes sent so far (Grant.revoked). */
+  private revoked = 0;
 
   constructor(
     private readonly shard: Shard,
@@ -59,7 +64,8 @@ export class ShardDesks {
   }
 
   /**
-   * The desk for a queue whose poll is being answered: from now on its deliveries go there.
+   * The desk for a queue whose poll is being answered, or parked at the desk (`parked`: the
+   * queue has nothing for it): from now on its deliveries go there.
    *
    * The answer that carries the grant reaches the link some microtasks later (the handler's
    * promise chain), and commits that lmdb settled together run their deliveries in between: a
@@ -67,12 +73,20 @@ export class ShardDesks {
    * which has no such desk yet, drops them, while the grant was taken before they were queued.
    * So until the desk's first task comes back, a delivery also adds its event to the grant
    * object, which the link clones only when it posts the answer; the front end skips an id that
-   * its desk already has, whichever of the two brought it first.
+   * its desk already has, whichever of the two brought it first. A note that ends desks can pass
+   * the grant the same way: `drop` and a poll that takes the queue back mark the grant itself
+   * (`ended`, release), `auth` and `reset` are counted (`revoked`).
    */
-  grant(queue: EventQueue): Grant {
+  grant(queue: EventQueue, parked = false): Grant {
     if (queue.desk < 0) queue.desk = this.freeDesks.pop() ?? this.desksMade++;
     const { ids, heads } = queue.pending();
-    const grant = { queueId: queue.id, desk: queue.desk, realmId: queue.opts.realmId, userId: queue.opts.userId, ids, heads, newestPruned: queue.newestPruned };
+    const grant: Grant = { queueId: queue.id, desk: queue.desk, realmId: queue.opts.realmId, userId: queue.opts.userId, ids, heads, newestPruned: queue.newestPruned, revoked: this.revoked };
+    if (parked) {
+      // The shard keeps the poll's heartbeat, as for a poll parked at a desk (run).
+      grant.parked = true;
+      this.hooks.cancelExpiry(queue);
+      queue.remoteParked = this.hooks.heartbeat(queue);
+    }
     queue.grantOnItsWay = grant;
     return grant;
   }
@@ -88,7 +102,10 @@ export class ShardDesks {
    * desk at the front end (the poll it sent here, the drop or reset note sent before the next
    * grant), so notes carrying it before that are for a desk the front end no longer has.
    */
-  private release(queue: EventQueue): void {
+  private release(queue: EventQueue, ended?: { status: number; body: string }): void {
+    // A grant not yet posted would make a desk the shard no longer feeds: it is told so. (Once
+    // posted, the link carries whatever ended the desk after it.)
+    if (queue.grantOnItsWay) queue.grantOnItsWay.ended = ended ?? { status: 200, body: emptyBody(queue.id) };
     queue.grantOnItsWay = null;
     if (queue.desk < 0) return;
     this.freeDesks.push(queue.desk);
@@ -157,11 +174,9 @@ export class ShardDesks {
   /** The queue is gone: its desk goes, and a poll parked there gets the error (or no events). */
   dropped(queue: EventQueue, err?: ApiError): void {
     this.unpark(queue);
-    this.release(queue);
-    const note: ShardNote = err
-      ? { kind: 'drop', queueId: queue.id, status: err.status, body: JSON.stringify(err.body()) }
-      : { kind: 'drop', queueId: queue.id, status: 200, body: JSON.stringify({ result: 'success', msg: '', events: [], queue_id: queue.id }) };
-    this.shard.toFront(note);
+    const reply = err ? { status: err.status, body: JSON.stringify(err.body()) } : { status: 200, body: emptyBody(queue.id) };
+    this.release(queue, reply);
+    this.shard.toFront({ kind: 'drop', queueId: queue.id, ...reply });
   }
 
   /**
@@ -172,7 +187,7 @@ export class ShardDesks {
   private authChanged(realmId: number): void {
     if (this.changedRealms.size === 0) {
       queueMicrotask(() => {
-        for (const id of this.changedRealms) this.shard.toFront({ kind: 'auth', realmId: id });
+        for (const id of this.changedRealms) this.shard.toFront({ kind: 'auth', realmId: id, revoked: ++this.revoked });
         this.changedRealms.clear();
       });
     }
@@ -186,6 +201,6 @@ export class ShardDesks {
 
   /** After a reload from the store: every queue is local again, every desk goes. */
   reset(): void {
-    this.shard.toFront({ kind: 'reset' });
+    this.shard.toFront({ kind: 'reset', revoked: ++this.revoked });
   }
 }

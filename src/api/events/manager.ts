@@ -7,7 +7,7 @@ import type { Shard } from '../../shard/shard.js';
 import type { Touched, WriteBatch } from '../../store/shard-store.js';
 import type { Timer } from '../../lib/timer-wheel.js';
 import { EventJournal } from './journal.js';
-import { EventQueue, type PollAnswer, type QueueOptions, type SavedQueue, type ShapedEvent } from './queue.js';
+import { EventQueue, type DeskMode, type PollAnswer, type QueueOptions, type SavedQueue, type ShapedEvent } from './queue.js';
 import { shapeEvent } from './shape.js';
 import { ShardDesks } from './desk.js';
 
@@ -76,9 +76,11 @@ export class QueueManager implements EventSink {
     return this.shard.config.eventQueues;
   }
 
-  /** Long-polls waiting for events (for /metrics). */
+  /** Long-polls waiting for events, here or at the front end's desks (for /metrics). */
   get parkedCount(): number {
-    return this.parkedBy.size;
+    let n = 0;
+    for (const queue of this.queues.values()) if (queue.polling) n++;
+    return n;
   }
 
   get size(): number {
@@ -202,7 +204,12 @@ export class QueueManager implements EventSink {
    */
   private resync(touched: Touched): void {
     // Every desk goes (a repaired user record may have changed credentials): a flag per queue.
-    for (const queue of this.queues.values()) this.desks.local(queue);
+    // A poll parked at one ends with it, and its queue starts to age.
+    for (const queue of this.queues.values()) {
+      const parked = queue.remoteParked !== null;
+      this.desks.local(queue);
+      if (parked) this.armExpiry(queue);
+    }
     this.desks.reset();
     const { queues } = this.shard.store;
     const batch = this.shard.batch();
@@ -221,9 +228,11 @@ export class QueueManager implements EventSink {
 
   /**
    * GET /events: acknowledges up to lastEventId, then answers with what is queued, or parks
-   * until an event comes or the heartbeat is due.
+   * until an event comes or the heartbeat is due. Through the long-poll path (`desk`), the answer
+   * carries a desk for the queue; a plain poll ('park') that would park parks at that desk
+   * instead, so the shard holds no request for it (desk.ts grant).
    */
-  poll(queue: EventQueue, lastEventId: number | undefined, dontBlock: boolean, requestId: string, desk = false): Promise<PollAnswer> | PollAnswer {
+  poll(queue: EventQueue, lastEventId: number | undefined, dontBlock: boolean, requestId: string, desk: DeskMode = 'none'): Promise<PollAnswer> | PollAnswer {
     // Through here, the front end holds no desk for the queue (it dropped it before asking).
     this.desks.local(queue);
     if (lastEventId !== undefined) {
@@ -231,16 +240,17 @@ export class QueueManager implements EventSink {
       if (lastEventId > queue.lastEventId) throw badRequest(`Event ${lastEventId} was not in this queue`);
       queue.prune(lastEventId);
     }
-    // A new poll finishes the one parked before it.
-    this.finish(queue, NONE);
+    // A new poll finishes the one parked before it; this one takes the queue (no desk for that).
+    this.finish(queue, NONE, false);
     queue.lastUsed = Date.now();
     if (queue.size > 0 || dontBlock || this.draining) {
       this.armExpiry(queue);
-      return this.answer(queue, queue.eventsJson(), desk);
+      return this.answer(queue, queue.eventsJson(), desk !== 'none');
     }
     this.cancelExpiry(queue);
+    if (desk === 'park' && this.queues.get(queue.id) === queue) return { json: NONE, grant: this.desks.grant(queue, true) };
     return new Promise((resolve, reject) => {
-      queue.parked = { requestId, resolve, reject, heartbeat: this.scheduleHeartbeat(queue), desk };
+      queue.parked = { requestId, resolve, reject, heartbeat: this.scheduleHeartbeat(queue), desk: desk !== 'none' };
       this.parkedBy.set(requestId, queue);
     });
   }
@@ -271,7 +281,7 @@ export class QueueManager implements EventSink {
     if (queue) this.finish(queue, NONE);
   }
 
-  private finish(queue: EventQueue, events: string): void {
+  private finish(queue: EventQueue, events: string, grant = true): void {
     const parked = queue.parked;
     if (!parked) return;
     queue.parked = null;
@@ -279,7 +289,7 @@ export class QueueManager implements EventSink {
     this.shard.wheel.cancel(parked.heartbeat);
     this.armExpiry(queue);
     queue.lastUsed = Date.now();
-    parked.resolve(this.answer(queue, events, parked.desk));
+    parked.resolve(this.answer(queue, events, grant && parked.desk));
   }
 
   private armExpiry(queue: EventQueue): void {

@@ -4,8 +4,10 @@ import { EventQueue } from '../../../src/api/events/queue.js';
 import { FrontDesks, type DeskPoll } from '../../../src/host/desk.js';
 import type { Reply } from '../../../src/host/dispatch.js';
 import type { Timer } from '../../../src/lib/timer-wheel.js';
-import type { ShardNote } from '../../../src/shard/desk-wire.js';
+import type { DeskTask, ShardNote } from '../../../src/shard/desk-wire.js';
 import type { Shard } from '../../../src/shard/shard.js';
+import { RealmState } from '../../../src/model/realm-state.js';
+import { ApiError } from '../../../src/lib/errors.js';
 
 /**
  * The desks' numbers (desk-wire.ts Grant.desk): the shard's `events` notes name desks by a small
@@ -27,7 +29,8 @@ function setup() {
   const pipe: ShardNote[] = [];
   const shard = { config: { rateLimits: { enabled: false, perUser: [] } }, wheel: { cancel: () => undefined }, toFront: (note: ShardNote) => pipe.push(note) } as unknown as Shard;
   const shardDesks = new ShardDesks(shard, hooks);
-  const front = new FrontDesks(() => undefined, null);
+  const sent: DeskTask[] = [];
+  const front = new FrontDesks((task) => sent.push(task), null);
   const read = () => {
     for (const note of pipe.splice(0)) front.note(note);
   };
@@ -66,7 +69,19 @@ function setup() {
     replies.set(q.id, got);
     return got.length > 0 ? (JSON.parse(got[0].body).events as { label: string }[]).map((e) => e.label) : [];
   };
-  return { shardDesks, front, read, pipe, queue, grant, deliver, poll };
+  /**
+   * A plain poll that finds its queue empty: the shard grants a desk and parks the poll there
+   * (the grant to hand to the front end, as the link would, when the test says).
+   */
+  const park = (q: EventQueue) => {
+    shardDesks.local(q);
+    const g = shardDesks.grant(q, true);
+    const got: Reply[] = [];
+    const arrive = () => front.grant(AUTH, structuredClone(g), { poll: { realmId: q.opts.realmId, authorization: AUTH, queueId: q.id, dontBlock: false, answer: (r) => got.push(r) }, headers: undefined });
+    const answered = () => got.map((r) => ({ status: r.status, labels: (JSON.parse(r.body).events as { label: string }[] | undefined)?.map((e) => e.label) }));
+    return { g, arrive, answered };
+  };
+  return { shardDesks, front, read, pipe, queue, grant, deliver, poll, park, sent };
 }
 
 t.test('a dropped queue gives its number to the next desk, and nothing of it reaches that desk', async (t) => {
@@ -152,10 +167,14 @@ t.test('one note: several events for a desk, in order, and a parked poll answere
 });
 
 t.test('an auth note takes desks away; the shard keeps their numbers until it takes the queues back', async (t) => {
-  const { shardDesks, front, read, queue, grant, deliver, poll } = setup();
+  const { front, read, queue, grant, deliver, poll, shardDesks } = setup();
   const a = queue('qa');
   grant(a);
-  front.note({ kind: 'auth', realmId: 1 });
+  // A user record of the realm changed: the shard tells the front end once the turn's microtasks run.
+  RealmState.onUsersChanged?.(1);
+  await Promise.resolve();
+  read();
+  t.equal(front.size, 0, 'the desk went');
   deliver([a], 'unseen');
   read();
   t.equal(poll(a), null, 'the desk went: the poll goes to the shard, which has the event');
@@ -194,4 +213,111 @@ t.test('a commit delivered between a grant and its answer reaches the desk once,
   t.same(h.ids.length, 1, 'a later event goes by the note only');
   read();
   t.same(poll(b), ['between', 'after']);
+});
+
+t.test('a poll parked with its grant: events on the way answer it, once; later ones come by note', async (t) => {
+  const { shardDesks, read, queue, deliver, poll, park, pipe } = setup();
+  const a = queue('qa');
+  const p = park(a);
+  t.ok(a.remoteParked, 'the shard keeps the heartbeat, not a request');
+  t.equal(a.parked, null);
+  deliver([a], 'between');
+  t.equal(a.remoteParked, null, 'the event ends the poll for the shard');
+  t.equal(pipe.length, 1, 'its note is on the link before the answer');
+  read();
+  const ticket = p.arrive();
+  t.ok(ticket, "the poll is the desk's");
+  t.same(p.answered(), [{ status: 200, labels: ['between'] }], 'answered at once with what the grant brought');
+  deliver([a], 'after');
+  read();
+  t.same(poll(a, { lastEventId: 0 }), ['after'], 'the next event once, by the note');
+  t.equal(shardDesks.grant(a).desk, 0);
+});
+
+t.test('a poll parked with its grant waits at the desk; the note answers it, and leaving tells the shard', async (t) => {
+  const { shardDesks, read, queue, deliver, park, sent } = setup();
+  const a = queue('qa');
+  const p = park(a);
+  read();
+  const ticket = p.arrive()!;
+  t.same(p.answered(), [], 'parked at the desk');
+  t.same(sent, [], 'the shard needs no word: it parked it');
+  deliver([a], 'one');
+  read();
+  t.same(p.answered(), [{ status: 200, labels: ['one'] }], 'the note answers it');
+  ticket.leave();
+  t.same(sent, [], 'an answered poll leaves nothing to say');
+
+  const b = queue('qb');
+  const q = park(b);
+  read();
+  q.arrive()!.leave();
+  t.same(sent, [{ kind: 'deskIdle', queueId: 'qb' }], 'a client that leaves lets the queue age');
+  shardDesks.run(sent[0]);
+  t.equal(b.remoteParked, null, 'the shard no longer counts it as polled');
+  t.equal(b.grantOnItsWay, null, 'and knows the front end has the desk');
+});
+
+t.test("a drop that passes a parked grant on the link: no desk, and the poll gets the drop's answer", async (t) => {
+  const { shardDesks, front, read, queue, park } = setup();
+  const a = queue('qa');
+  const p = park(a);
+  shardDesks.dropped(a, new ApiError('Bad event queue ID: qa', { code: 'BAD_EVENT_QUEUE_ID', data: { queue_id: 'qa' } }));
+  read();
+  p.arrive();
+  t.equal(front.size, 0, 'no desk for a queue gone');
+  t.same(p.answered(), [{ status: 400, labels: undefined }], "the poll gets the drop's answer");
+  t.equal(a.remoteParked, null, 'and nothing is left parked in the shard');
+
+  const b = queue('qb');
+  const g = shardDesks.grant(b);
+  shardDesks.dropped(b);
+  read();
+  front.grant(AUTH, structuredClone(g));
+  t.equal(front.size, 0, 'an ordinary grant passed by its drop makes no desk either');
+});
+
+t.test('an auth note that passes a parked grant: no desk, the poll ends empty, the queue ages', async (t) => {
+  const { shardDesks, front, read, queue, park, sent, grant } = setup();
+  const other = queue('qo');
+  grant(other);
+  const a = queue('qa');
+  const p = park(a);
+  RealmState.onUsersChanged?.(1);
+  await Promise.resolve();
+  read();
+  p.arrive();
+  t.equal(front.size, 0, 'no desk with credentials that may have changed');
+  t.same(p.answered(), [{ status: 200, labels: [] }], 'the poll ends empty, as at a desk the note took away');
+  t.same(sent, [{ kind: 'deskIdle', queueId: 'qa' }], 'and the shard is told');
+  shardDesks.run(sent[0]);
+  t.equal(a.remoteParked, null, 'so the queue ages until the next poll');
+  const b = queue('qb');
+  const q = park(b);
+  read();
+  q.arrive();
+  t.equal(front.size, 1, 'a grant made after the note makes its desk');
+});
+
+t.test('a poll that takes the queue back, or a reset, passes a grant: no desk the shard does not feed', async (t) => {
+  const { shardDesks, front, read, queue, park, deliver } = setup();
+  const a = queue('qa');
+  const p = park(a);
+  // A second poll of the same queue reached the shard before the first one's answer came back.
+  shardDesks.local(a);
+  read();
+  p.arrive();
+  t.equal(front.size, 0, "no desk: the queue is the shard's again");
+  t.same(p.answered(), [{ status: 200, labels: [] }], 'the older poll ends empty, as a newer poll ends it');
+  deliver([a], 'kept');
+  t.same(a.events().map((e) => e.label), ['kept'], 'its events stay with the shard');
+
+  const b = queue('qb');
+  const q = park(b);
+  shardDesks.local(b);
+  shardDesks.reset();
+  read();
+  q.arrive();
+  t.equal(front.size, 0, 'a reset passed it: no desk');
+  t.same(q.answered(), [{ status: 200, labels: [] }]);
 });
