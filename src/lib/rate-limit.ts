@@ -130,7 +130,11 @@ export class RateLimiter {
       tat = tats[i];
     } else tat = Math.max(before, now);
     const [window, requests] = this.longest;
-    const remaining = Math.max(0, Math.floor(((now + window - tat) * requests) / window));
+    // `now` is about 1.8e9 s, whose last bit is a quarter of a microsecond: a rule of many
+    // requests per window turns that into a few thousandths of a request, and a count that is
+    // whole must not lose one to it (two identical requests gave 999,999 and 999,998).
+    const slack = (4 * Number.EPSILON * (now + window) * requests) / window;
+    const remaining = Math.max(0, Math.floor(((now + window - tat) * requests) / window + slack));
     return {
       retryAfter: Math.max(0, retryAfter),
       headers: {
