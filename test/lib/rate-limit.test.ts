@@ -1,5 +1,5 @@
 import t from 'tap';
-import { AttemptLimiter } from '../../src/lib/rate-limit.js';
+import { AttemptLimiter, RateLimiter } from '../../src/lib/rate-limit.js';
 
 t.test('AttemptLimiter (the fetch_api_key rate limit)', async (t) => {
   let now = 1_000_000;
@@ -36,4 +36,17 @@ t.test('AttemptLimiter (the fetch_api_key rate limit)', async (t) => {
     limiter.record('late');
     t.equal(limiter.size, 1, 'the expired entries are dropped on the next record');
   });
+});
+
+t.test('RateLimiter: X-RateLimit-Remaining counts whole requests at today\'s epoch', async (t) => {
+  // Today's clock in ms: at ~1.8e9 s the last bit of a double is a quarter of a microsecond,
+  // which a rule of a million requests a minute once turned into 999,998 after one request.
+  let now = Date.UTC(2026, 10, 28, 3, 52, 0, 123);
+  for (const [window, requests] of [[60, 1_000_000], [60, 200], [3600, 50_000]] as [number, number][]) {
+    const limiter = new RateLimiter([[window, requests]], () => now);
+    for (let taken = 1; taken <= 3; taken++) {
+      t.equal(limiter.take('k').headers['X-RateLimit-Remaining'], String(requests - taken), `${requests} a ${window} s window: ${requests - taken} left after ${taken}`);
+      now += 0.001; // a microsecond apart: far less than one request's step
+    }
+  }
 });
