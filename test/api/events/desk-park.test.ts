@@ -1,7 +1,7 @@
 import t from 'tap';
 import { request as httpRequest } from 'node:http';
-import { basic } from '../../helpers/raw.js';
-import { createUser, startTestServer, type Credentials, type TestServer } from '../../helpers/server.js';
+import { longPoll } from '../../helpers/long-poll.js';
+import { createUser, startTestServer, type Credentials } from '../../helpers/server.js';
 
 /**
  * A queue's first poll through the long-poll path, with nothing to answer it, parks at a desk
@@ -13,27 +13,6 @@ import { createUser, startTestServer, type Credentials, type TestServer } from '
 
 const HEARTBEAT = 4;
 
-interface Answer {
-  status: number;
-  body: any;
-}
-
-/** A GET /events with its parameters in the query string, with a way to hang up. */
-function longPoll(ts: TestServer, creds: Credentials, params: Record<string, string | number>): { answer: Promise<Answer>; hangUp(): void } {
-  const path = `/api/v1/events?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`;
-  let req: ReturnType<typeof httpRequest>;
-  const answer = new Promise<Answer>((resolve) => {
-    req = httpRequest({ host: '127.0.0.1', port: ts.port, path, agent: false, headers: { host: ts.server.config.externalHost, authorization: basic(creds) } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-    });
-    // Hung up by the test: no answer to wait for.
-    req.on('error', () => resolve({ status: 0, body: null }));
-    req.end();
-  });
-  return { answer, hangUp: () => req.destroy() };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

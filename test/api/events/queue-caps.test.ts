@@ -1,6 +1,5 @@
 import t from 'tap';
-import { request as httpRequest } from 'node:http';
-import { basic } from '../../helpers/raw.js';
+import { longPoll } from '../../helpers/long-poll.js';
 import { createUser, startTestServer, type Credentials, type TestServer } from '../../helpers/server.js';
 
 /**
@@ -10,22 +9,8 @@ import { createUser, startTestServer, type Credentials, type TestServer } from '
  * BAD_EVENT_QUEUE_ID and registers again.
  */
 
-/** A GET /events that parks, with a way to hang up; resolves with status and body. */
-function park(ts: TestServer, creds: Credentials, queueId: string): { answer: Promise<{ status: number; body: any }>; hangUp(): void } {
-  const path = `/api/v1/events?${new URLSearchParams({ queue_id: queueId, last_event_id: '-1' })}`;
-  let req: ReturnType<typeof httpRequest>;
-  const answer = new Promise<{ status: number; body: any }>((resolve) => {
-    req = httpRequest({ host: '127.0.0.1', port: ts.port, path, agent: false, headers: { host: ts.server.config.externalHost, authorization: basic(creds) } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-    });
-    // Hung up by the test: no answer to wait for.
-    req.on('error', () => resolve({ status: 0, body: null }));
-    req.end();
-  });
-  return { answer, hangUp: () => req.destroy() };
-}
+/** A GET /events that parks, with a way to hang up. */
+const park = (ts: TestServer, creds: Credentials, queueId: string) => longPoll(ts, creds, { queue_id: queueId, last_event_id: -1 });
 
 t.test('event queue caps', async (t) => {
   const ts = await startTestServer(t, { eventQueues: { maxPerUser: 2, maxPendingEvents: 10 }, heartbeatSeconds: 60 });
