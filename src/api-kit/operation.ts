@@ -2,7 +2,7 @@ import type { RealmState } from '../model/realm-state.js';
 import type { UserRecord } from '../model/types.js';
 import type { Shard } from '../shard/shard.js';
 import type { ParamSchema } from '../lib/params.js';
-import type { Grant } from '../shard/desk-wire.js';
+import type { DeskMode, Grant } from '../shard/desk-wire.js';
 import type { ArenaBody } from '../lib/body-arena.js';
 
 export type { ParamSchema } from '../lib/params.js';
@@ -55,7 +55,7 @@ export interface OpContext<P> {
    * GET /events through the front end's long-poll path, which can keep a desk (api/events/desk.ts):
    * 'park' for a plain poll, which may park at that desk.
    */
-  longPoll?: 'grant' | 'park';
+  longPoll?: DeskMode;
   /** Set for a browser's request. */
   browser?: BrowserRequest;
   /** The session that authenticated the request, when a cookie did. */

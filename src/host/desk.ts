@@ -1,7 +1,7 @@
 import { rateLimited } from '../lib/errors.js';
 import type { RateLimiter } from '../lib/rate-limit.js';
 import type { Reply } from './dispatch.js';
-import type { DeskTask, Grant, ShardNote } from '../shard/desk-wire.js';
+import { eventsBody, type DeskTask, type Grant, type ShardNote } from '../shard/desk-wire.js';
 
 /**
  * The front end's long-poll desks for one shard: copies of queues' unacknowledged events, kept
@@ -55,12 +55,6 @@ interface Desk {
 
 const noTicket: DeskTicket = { leave: () => undefined };
 
-function eventsBody(queueId: string, ids: number[], heads: string[]): string {
-  let events = '';
-  for (let i = 0; i < ids.length; i++) events += `${i > 0 ? ',' : ''}${heads[i]}"id":${ids[i]}}`;
-  return `{"result":"success","msg":"","events":[${events}],"queue_id":${JSON.stringify(queueId)}}`;
-}
-
 export class FrontDesks {
   private readonly desks = new Map<string, Desk>();
   /** The same desks by number: what the shard's `events` notes name. */
@@ -101,16 +95,16 @@ export class FrontDesks {
     desk.parked = null;
     const now = desk.ids.length > 0 || poll.dontBlock || this.draining;
     this.send({ kind: 'deskPoll', queueId: poll.queueId, lastEventId: last, parked: !now, newest: desk.newest });
-    const parked: Parked = { poll, headers, userId: desk.userId };
+    return this.answerOrPark(desk, { poll, headers, userId: desk.userId }, now);
+  }
+
+  /** Answers the poll with the desk's events (`now`), or parks it there until some come. */
+  private answerOrPark(desk: Desk, parked: Parked, now: boolean): DeskTicket {
     if (now) {
-      this.answer(poll.queueId, parked, desk.ids, desk.heads);
+      this.answer(desk.queueId, parked, desk.ids, desk.heads);
       return noTicket;
     }
     desk.parked = parked;
-    return this.ticket(desk, parked);
-  }
-
-  private ticket(desk: Desk, parked: Parked): DeskTicket {
     return {
       leave: () => {
         if (desk.parked !== parked || this.desks.get(desk.queueId) !== desk) return;
@@ -153,12 +147,7 @@ export class FrontDesks {
     this.byNum[grant.desk] = desk;
     if (!parked) return null;
     // Events that came on the grant's way: the shard ended the poll when it sent them.
-    if (desk.ids.length > 0 || this.draining) {
-      this.answer(grant.queueId, parked, desk.ids, desk.heads);
-      return noTicket;
-    }
-    desk.parked = parked;
-    return this.ticket(desk, parked);
+    return this.answerOrPark(desk, parked, desk.ids.length > 0 || this.draining);
   }
 
   /** A poll or DELETE for the queue goes to the shard: its desk goes (a parked poll there ends empty). */

@@ -7,6 +7,7 @@ import { ApiError, internalErrorBody, invalidApiKey, missingArgument, rateLimite
 import { log } from '../lib/log.js';
 import { parseParams } from '../lib/params.js';
 import { bodyIntoArena } from '../lib/body-arena.js';
+import type { DeskMode } from '../shard/desk-wire.js';
 import { RawJson, stringifyWithRaw } from '../lib/raw-json.js';
 import type { RealmState } from '../model/realm-state.js';
 import { BOT_TYPE, ROLE, type UserRecord } from '../model/types.js';
@@ -34,7 +35,7 @@ export interface RequestTask {
    * 'park': the poll is one a desk could answer (plain parameters, an Authorization header, an
    * address within its limit), so if it would park it parks at the desk.
    */
-  longPoll?: 'grant' | 'park';
+  longPoll?: DeskMode;
   /** The front end writes a big body from the shard's arena (lib/body-arena.ts) and frees its slot. */
   arena?: boolean;
   /**

@@ -5,6 +5,24 @@
  * credentials changed) reaches the front end before the answer to any request that follows.
  */
 
+/**
+ * How a GET /events may use the front end's desks: its answer carrying one (the long-poll path),
+ * or, for a plain poll of that path (one a desk could answer), parking there when it would park.
+ * Without a mode (Koa's path, the web app's), it uses none.
+ */
+export type DeskMode = 'grant' | 'park';
+
+/**
+ * A poll's answer with these events (ids and their JSON heads, api/events/queue.ts eventHead), as
+ * the shard's own GET /events writes it: the desks answer with it, and the shard's notes end a
+ * desk's parked poll with it.
+ */
+export function eventsBody(queueId: string, ids: number[], heads: string[]): string {
+  let events = '';
+  for (let i = 0; i < ids.length; i++) events += `${i > 0 ? ',' : ''}${heads[i]}"id":${ids[i]}}`;
+  return `{"result":"success","msg":"","events":[${events}],"queue_id":${JSON.stringify(queueId)}}`;
+}
+
 /** A desk for one queue, given with the answer to a poll that reached the shard. */
 export interface Grant {
   queueId: string;

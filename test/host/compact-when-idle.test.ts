@@ -57,21 +57,26 @@ t.test('a server stopped before it was idle reports no compaction', async (t) =>
 const noShards = { started: () => [] } as unknown as ShardPool;
 const request = (method: string, url: string) => ({ method, url }) as IncomingMessage;
 
-/** The watch's timer does not hold the process (a server's does not wait for it): the test does. */
-function holdOpen(t: { teardown(fn: () => void): void }): void {
+/**
+ * A watch's requests and stop signal, stopped with the test. The watch's timer does not hold the
+ * process (a server's does not wait for it): the test does.
+ */
+function watched(t: { teardown(fn: () => void): void }): { requests: RequestActivity; signal: AbortSignal } {
+  const stop = new AbortController();
   const timer = setInterval(() => undefined, 1000);
-  t.teardown(() => clearInterval(timer));
+  t.teardown(() => {
+    stop.abort();
+    clearInterval(timer);
+  });
+  return { requests: new RequestActivity(), signal: stop.signal };
 }
 
 t.test('a request in flight holds the compaction off until it has ended', async (t) => {
-  const requests = new RequestActivity();
-  const stop = new AbortController();
-  t.teardown(() => stop.abort());
-  holdOpen(t);
+  const { requests, signal } = watched(t);
   // A client waiting on an answer, as P7b's registers right after a restart (one at a time).
   const waits = requests.begin(request('POST', '/api/v1/register'));
   let compacted = false;
-  const compaction = compactWhenIdle(noShards, stop.signal, requests).then((threads) => ((compacted = true), threads));
+  const compaction = compactWhenIdle(noShards, signal, requests).then((threads) => ((compacted = true), threads));
   await sleep(2000); // four of the watch's half-seconds
   t.equal(compacted, false, 'no compaction while the request is in flight');
   requests.end(waits);
@@ -80,14 +85,11 @@ t.test('a request in flight holds the compaction off until it has ended', async 
 });
 
 t.test('parked long-polls do not hold the compaction off', async (t) => {
-  const requests = new RequestActivity();
-  const stop = new AbortController();
-  t.teardown(() => stop.abort());
-  holdOpen(t);
+  const { requests, signal } = watched(t);
   const waits = requests.begin(request('GET', '/api/v1/events?queue_id=1&last_event_id=-1'));
   t.equal(waits, false, 'a GET /events is not waited on');
   t.equal(requests.waiting, 0);
-  const threads = await compactWhenIdle(noShards, stop.signal, requests);
+  const threads = await compactWhenIdle(noShards, signal, requests);
   t.same(threads?.map((th) => th.thread), ['main'], 'compacted with the poll still parked');
   requests.end(waits);
   t.equal(requests.waiting, 0);

@@ -1,7 +1,7 @@
 import type { ApiError } from '../../lib/errors.js';
 import type { Timer } from '../../lib/timer-wheel.js';
 import { RealmState } from '../../model/realm-state.js';
-import type { DeskTask, Grant } from '../../shard/desk-wire.js';
+import { eventsBody, type DeskTask, type Grant } from '../../shard/desk-wire.js';
 import type { Shard } from '../../shard/shard.js';
 import { userLimitersOf } from '../../lib/rate-limit.js';
 import { eventHead, type EventQueue, type ShapedEvent } from './queue.js';
@@ -43,9 +43,6 @@ export interface Push {
   add(queue: EventQueue, event: ShapedEvent, id: number): void;
   send(): void;
 }
-
-/** A poll's answer with no events, as the shard writes it. */
-const emptyBody = (queueId: string) => JSON.stringify({ result: 'success', msg: '', events: [], queue_id: queueId });
 
 export class ShardDesks {
   /** Realms whose credentials changed this turn, told together (see authChanged). */
@@ -105,7 +102,7 @@ export class ShardDesks {
   private release(queue: EventQueue, ended?: { status: number; body: string }): void {
     // A grant not yet posted would make a desk the shard no longer feeds: it is told so. (Once
     // posted, the link carries whatever ended the desk after it.)
-    if (queue.grantOnItsWay) queue.grantOnItsWay.ended = ended ?? { status: 200, body: emptyBody(queue.id) };
+    if (queue.grantOnItsWay) queue.grantOnItsWay.ended = ended ?? { status: 200, body: eventsBody(queue.id, [], []) };
     queue.grantOnItsWay = null;
     if (queue.desk < 0) return;
     this.freeDesks.push(queue.desk);
@@ -174,7 +171,7 @@ export class ShardDesks {
   /** The queue is gone: its desk goes, and a poll parked there gets the error (or no events). */
   dropped(queue: EventQueue, err?: ApiError): void {
     this.unpark(queue);
-    const reply = err ? { status: err.status, body: JSON.stringify(err.body()) } : { status: 200, body: emptyBody(queue.id) };
+    const reply = err ? { status: err.status, body: JSON.stringify(err.body()) } : { status: 200, body: eventsBody(queue.id, [], []) };
     this.release(queue, reply);
     this.shard.toFront({ kind: 'drop', queueId: queue.id, ...reply });
   }

@@ -82,7 +82,7 @@ const getEvents = operation<{ queue_id: string; last_event_id?: number; dont_blo
   handler: async (ctx) => {
     const manager = queuesOf(ctx.shard);
     const queue = manager.get(ctx.params.queue_id, ctx.realm, me(ctx));
-    const { json, grant } = await manager.poll(queue, ctx.params.last_event_id, ctx.params.dont_block, ctx.requestId, ctx.longPoll ?? 'none');
+    const { json, grant } = await manager.poll(queue, ctx.params.last_event_id, ctx.params.dont_block, ctx.requestId, ctx.longPoll);
     return { events: RawJson.of(json), queue_id: queue.id, ...(grant ? { __desk: grant } : {}) };
   },
 });

@@ -7,9 +7,10 @@ import type { Shard } from '../../shard/shard.js';
 import type { Touched, WriteBatch } from '../../store/shard-store.js';
 import type { Timer } from '../../lib/timer-wheel.js';
 import { EventJournal } from './journal.js';
-import { EventQueue, type DeskMode, type PollAnswer, type QueueOptions, type SavedQueue, type ShapedEvent } from './queue.js';
+import { EventQueue, type PollAnswer, type QueueOptions, type SavedQueue, type ShapedEvent } from './queue.js';
 import { shapeEvent } from './shape.js';
 import { ShardDesks } from './desk.js';
+import type { DeskMode } from '../../shard/desk-wire.js';
 
 /** A poll's answer with no events. */
 const NONE = '[]';
@@ -232,7 +233,7 @@ export class QueueManager implements EventSink {
    * carries a desk for the queue; a plain poll ('park') that would park parks at that desk
    * instead, so the shard holds no request for it (desk.ts grant).
    */
-  poll(queue: EventQueue, lastEventId: number | undefined, dontBlock: boolean, requestId: string, desk: DeskMode = 'none'): Promise<PollAnswer> | PollAnswer {
+  poll(queue: EventQueue, lastEventId: number | undefined, dontBlock: boolean, requestId: string, desk?: DeskMode): Promise<PollAnswer> | PollAnswer {
     // Through here, the front end holds no desk for the queue (it dropped it before asking).
     this.desks.local(queue);
     if (lastEventId !== undefined) {
@@ -245,12 +246,12 @@ export class QueueManager implements EventSink {
     queue.lastUsed = Date.now();
     if (queue.size > 0 || dontBlock || this.draining) {
       this.armExpiry(queue);
-      return this.answer(queue, queue.eventsJson(), desk !== 'none');
+      return this.answer(queue, queue.eventsJson(), desk !== undefined);
     }
     this.cancelExpiry(queue);
     if (desk === 'park' && this.queues.get(queue.id) === queue) return { json: NONE, grant: this.desks.grant(queue, true) };
     return new Promise((resolve, reject) => {
-      queue.parked = { requestId, resolve, reject, heartbeat: this.scheduleHeartbeat(queue), desk: desk !== 'none' };
+      queue.parked = { requestId, resolve, reject, heartbeat: this.scheduleHeartbeat(queue), desk: desk !== undefined };
       this.parkedBy.set(requestId, queue);
     });
   }

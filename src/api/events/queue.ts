@@ -46,13 +46,6 @@ export interface SavedQueue {
   events?: QueuedEvent[];
 }
 
-/**
- * How a poll may use the front end's desks (desk.ts): not at all (Koa's path, the web app's),
- * its answer carrying one (the long-poll path), or parking there when it would park (a plain
- * poll of that path, one a desk could have answered).
- */
-export type DeskMode = 'none' | 'grant' | 'park';
-
 /** A poll's answer: the events as a JSON array, and for the long-poll path a desk (desk.ts). */
 export interface PollAnswer {
   json: string;
