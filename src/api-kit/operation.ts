@@ -98,6 +98,11 @@ export interface Reply {
   bytes?: Uint8Array;
   /** Sent instead of `body` (then empty), when the request asked for it: the body's slot in the shard's arena (lib/body-arena.ts). */
   arena?: ArenaBody;
+  /**
+   * Set when `body` is known to be ASCII, so its length is its byte count: the front end writes
+   * it without scanning it for Content-Length, and as Latin-1, a plain copy (front/reply-write.ts).
+   */
+  ascii?: boolean;
   /** A GET /events answer's desk for its queue (api/events/desk.ts), for the front end, not the client. */
   desk?: Grant;
   /** Sent instead of `body`: the web app's page, which the front end holds (a live session's `/`). */

@@ -62,7 +62,7 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
                 admission.settle(reply);
                 noteUser(req, reply.userId);
                 if (stopping()) res.shouldKeepAlive = false;
-                writeJson(res, reply.status, reply.body, limitHeaders, reply.headers);
+                writeJson(res, reply.status, reply.body, limitHeaders, reply.headers, reply.ascii);
               },
             }
           : null;

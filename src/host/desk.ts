@@ -47,6 +47,13 @@ interface Desk {
   authorization: string;
   ids: number[];
   heads: string[];
+  /**
+   * How many of `heads` (and the queue id) are not ASCII: at 0 the answer's length is its byte
+   * count and it goes out as Latin-1 (Reply.ascii), which a body of tens of KB, under load a
+   * poll's many events, was scanned and encoded for otherwise. A head is checked once per note,
+   * not once per desk and answer.
+   */
+  nonAscii: number;
   newestPruned: number;
   /** The newest id the desk has seen: a last_event_id above it is the shard's to judge. */
   newest: number;
@@ -54,6 +61,9 @@ interface Desk {
 }
 
 const noTicket: DeskTicket = { leave: () => undefined };
+
+const NON_ASCII = /[^\x00-\x7f]/;
+const nonAscii = (text: string): number => (NON_ASCII.test(text) ? 1 : 0);
 
 export class FrontDesks {
   private readonly desks = new Map<string, Desk>();
@@ -91,7 +101,7 @@ export class FrontDesks {
     }
     if (last !== undefined) this.prune(desk, last);
     // A new poll finishes the one parked before it, with no events.
-    if (desk.parked) this.answer(poll.queueId, desk.parked, [], []);
+    if (desk.parked) this.answerEmpty(poll.queueId, desk.parked);
     desk.parked = null;
     const now = desk.ids.length > 0 || poll.dontBlock || this.draining;
     this.send({ kind: 'deskPoll', queueId: poll.queueId, lastEventId: last, parked: !now, newest: desk.newest });
@@ -101,7 +111,7 @@ export class FrontDesks {
   /** Answers the poll with the desk's events (`now`), or parks it there until some come. */
   private answerOrPark(desk: Desk, parked: Parked, now: boolean): DeskTicket {
     if (now) {
-      this.answer(desk.queueId, parked, desk.ids, desk.heads);
+      this.answer(desk, parked);
       return noTicket;
     }
     desk.parked = parked;
@@ -135,14 +145,16 @@ export class FrontDesks {
       const ended = grant.ended;
       if (ended) parked.poll.answer({ status: ended.status, body: ended.body, headers: parked.headers, userId: parked.userId });
       else {
-        this.answer(grant.queueId, parked, [], []);
+        this.answerEmpty(grant.queueId, parked);
         // As for a poll parked at a desk an auth note takes away: the queue ages until the next.
         this.send({ kind: 'deskIdle', queueId: grant.queueId });
       }
       return noTicket;
     }
     const newest = Math.max(grant.newestPruned, grant.ids.length > 0 ? grant.ids[grant.ids.length - 1] : -1);
-    const desk: Desk = { queueId: grant.queueId, num: grant.desk, realmId: grant.realmId, userId: grant.userId, authorization, ids: grant.ids, heads: grant.heads, newestPruned: grant.newestPruned, newest, parked: null };
+    let odd = nonAscii(grant.queueId);
+    for (const head of grant.heads) odd += nonAscii(head);
+    const desk: Desk = { queueId: grant.queueId, num: grant.desk, realmId: grant.realmId, userId: grant.userId, authorization, ids: grant.ids, heads: grant.heads, nonAscii: odd, newestPruned: grant.newestPruned, newest, parked: null };
     this.desks.set(grant.queueId, desk);
     this.byNum[grant.desk] = desk;
     if (!parked) return null;
@@ -155,7 +167,7 @@ export class FrontDesks {
     const desk = this.desks.get(queueId);
     if (!desk) return;
     this.remove(desk);
-    if (desk.parked) this.answer(queueId, desk.parked, [], []);
+    if (desk.parked) this.answerEmpty(queueId, desk.parked);
   }
 
   private remove(desk: Desk): void {
@@ -169,6 +181,8 @@ export class FrontDesks {
       case 'events': {
         const { heads, list } = note;
         let woken: Desk[] | null = null;
+        // A commit's few heads, each checked once for all the desks it goes to.
+        let odd: number[] | null = null;
         for (let i = 0; i < list.length; i += 3) {
           // No desk: the front end dropped it (a poll went to the shard, an auth note) after
           // the shard sent this; the shard's queue still has the events.
@@ -177,8 +191,11 @@ export class FrontDesks {
           const id = list[i + 1];
           // Already brought by the desk's grant (api/events/desk.ts grant).
           if (id <= desk.newest) continue;
+          const h = list[i + 2];
+          odd ??= heads.map(nonAscii);
           desk.ids.push(id);
-          desk.heads.push(heads[list[i + 2]]);
+          desk.heads.push(heads[h]);
+          desk.nonAscii += odd[h];
           desk.newest = id;
           if (desk.parked) (woken ??= []).push(desk);
         }
@@ -189,7 +206,7 @@ export class FrontDesks {
             const parked = desk.parked;
             if (!parked) continue;
             desk.parked = null;
-            this.answer(desk.queueId, parked, desk.ids, desk.heads);
+            this.answer(desk, parked);
           }
         }
         return;
@@ -213,9 +230,9 @@ export class FrontDesks {
         return;
       case 'drain':
         this.draining = true;
-        for (const [queueId, desk] of this.desks) {
+        for (const desk of this.desks.values()) {
           if (!desk.parked) continue;
-          this.answer(queueId, desk.parked, desk.ids, desk.heads);
+          this.answer(desk, desk.parked);
           desk.parked = null;
         }
         return;
@@ -231,12 +248,18 @@ export class FrontDesks {
     let n = 0;
     while (n < desk.ids.length && desk.ids[n] <= last) n++;
     if (n === 0) return;
+    if (desk.nonAscii > 0) for (let i = 0; i < n; i++) desk.nonAscii -= nonAscii(desk.heads[i]);
     desk.newestPruned = desk.ids[n - 1];
     desk.ids.splice(0, n);
     desk.heads.splice(0, n);
   }
 
-  private answer(queueId: string, parked: Parked, ids: number[], heads: string[]): void {
-    parked.poll.answer({ status: 200, body: eventsBody(queueId, ids, heads), headers: parked.headers, userId: parked.userId });
+  /** Answers a poll with the desk's events. */
+  private answer(desk: Desk, parked: Parked): void {
+    parked.poll.answer({ status: 200, body: eventsBody(desk.queueId, desk.ids, desk.heads), ascii: desk.nonAscii === 0, headers: parked.headers, userId: parked.userId });
+  }
+
+  private answerEmpty(queueId: string, parked: Parked): void {
+    parked.poll.answer({ status: 200, body: eventsBody(queueId, [], []), ascii: nonAscii(queueId) === 0, headers: parked.headers, userId: parked.userId });
   }
 }

@@ -1,4 +1,5 @@
-import t from 'tap';
+import { get } from 'node:http';
+import t, { type Test } from 'tap';
 import { createUser, startTestServer, type Credentials, type TestServer } from '../helpers/server.js';
 
 /**
@@ -187,4 +188,52 @@ t.test('polls answered at a desk are counted against the GET /events budget', as
       t.ok(Number(refused.headers['retry-after']) > 0, 'with Retry-After');
     });
   }
+});
+
+t.test('a desk writes its answers byte for byte, ASCII or not', async (t) => {
+  const ts = await startTestServer(t, { heartbeatSeconds: 3 });
+  const user = await createUser(ts, 'bytes@example.com');
+  const queueId = await register(ts, user);
+  const authorization = `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;
+  // The raw answer: its Content-Length must be its byte count, and its bytes UTF-8.
+  const raw = (params: Record<string, string | number | boolean>) =>
+    new Promise<{ status: number; length: number; bytes: Buffer }>((resolve, reject) => {
+      const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
+      get({ host: '127.0.0.1', port: ts.port, path: `/api/v1/events?${query}`, headers: { authorization } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, length: Number(res.headers['content-length']), bytes: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      }).on('error', reject);
+    });
+  const read = async (t: Test, what: string, params: Record<string, string | number | boolean>, expected: string[]) => {
+    const res = await raw({ queue_id: queueId, ...params });
+    t.equal(res.status, 200, `${what}: answered`);
+    t.equal(res.length, res.bytes.length, `${what}: Content-Length is the byte count`);
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(res.bytes);
+    const body = JSON.parse(text);
+    t.same(contents(body), expected, `${what}: the contents, as sent`);
+    return body.events.map((e: { id: number }) => e.id) as number[];
+  };
+  await raw({ queue_id: queueId, last_event_id: -1, dont_block: true });
+  const wide = 'caf\u00e9 \u2615 \u{1F600} \u65e5\u672c \u00fcber';
+  await send(ts, 'plain words');
+  const [a] = await read(t, 'ASCII', { last_event_id: -1, dont_block: true }, ['plain words']);
+  await send(ts, wide);
+  const [, b] = await read(t, 'ASCII and not', { last_event_id: -1, dont_block: true }, ['plain words', wide]);
+  await read(t, 'not ASCII alone', { last_event_id: a, dont_block: true }, [wide]);
+  await send(ts, 'plain again');
+  const [c] = await read(t, 'ASCII once the other is acknowledged', { last_event_id: b, dont_block: true }, ['plain again']);
+  // A parked poll woken by a non-ASCII message, then by an ASCII one.
+  const parked = read(t, 'woken by a non-ASCII message', { last_event_id: c }, [`${wide} 2`]);
+  await new Promise((r) => setTimeout(r, 300));
+  await send(ts, `${wide} 2`);
+  const [d] = await parked;
+  const again = read(t, 'woken by an ASCII message', { last_event_id: d }, ['plain 3']);
+  await new Promise((r) => setTimeout(r, 300));
+  await send(ts, 'plain 3');
+  await again;
+  // The shard's own answer (a form body goes through Koa) agrees.
+  const viaShard = await ts.request('GET', '/events', { params: { queue_id: queueId, last_event_id: d, dont_block: true }, encoding: 'form', auth: user });
+  t.same(contents(viaShard.body), ['plain 3'], "the shard's answer has the same contents");
 });

@@ -94,3 +94,40 @@ t.test('the desk counts polls against the GET /events budget', async (t) => {
   t.equal(JSON.parse(replies[2].body).code, 'RATE_LIMIT_HIT', 'refused as the shard refuses');
   t.equal(sent.filter((task) => task.kind === 'deskPoll').length, 2, 'a refused poll acknowledges nothing');
 });
+
+t.test('a desk says when its answer is ASCII, so the front end can skip the byte count', async (t) => {
+  const { desks, grant, poll, replies } = setup();
+  const wide = (n: number) => `{"type":"message","text":"caf\u00e9 \u{1F600} ${n}",`;
+  grant({ ids: [1], heads: [head(1)], newestPruned: 0 });
+  poll({ lastEventId: 0 });
+  t.equal(replies[0].ascii, true, 'ASCII events: ASCII');
+  t.same(JSON.parse(replies[0].body).events, [{ type: 'message', n: 1, id: 1 }]);
+
+  desks.note({ kind: 'events', heads: [head(2), wide(3)], list: [0, 2, 0, 0, 3, 1] });
+  poll({ lastEventId: 1 });
+  t.equal(replies[1].ascii, false, 'with a non-ASCII event among them: not');
+  t.same(JSON.parse(replies[1].body).events.map((e: { id: number }) => e.id), [2, 3], 'and both events are there');
+  t.equal(JSON.parse(replies[1].body).events[1].text, 'caf\u00e9 \u{1F600} 3', 'the text whole');
+
+  poll({ lastEventId: 2 });
+  t.equal(replies[2].ascii, false, 'while the non-ASCII event is unacknowledged: not');
+  desks.note({ kind: 'events', heads: [head(4)], list: [0, 4, 0] });
+  poll({ lastEventId: 3 });
+  t.equal(replies[3].ascii, true, 'once it is acknowledged: ASCII again');
+  t.same(JSON.parse(replies[3].body).events.map((e: { id: number }) => e.id), [4]);
+
+  // A parked poll woken by a note, and a grant that brings a non-ASCII event.
+  const ticket = poll({ lastEventId: 4 });
+  t.ok(ticket, 'parked');
+  desks.note({ kind: 'events', heads: [wide(5)], list: [0, 5, 0] });
+  t.equal(replies[4].ascii, false, 'woken with a non-ASCII event: not');
+  t.equal(replies.length, 5);
+  grant({ queueId: 'q2', desk: 1, ids: [7, 8], heads: [wide(7), head(8)], newestPruned: 6 });
+  poll({ queueId: 'q2', lastEventId: 6 });
+  t.equal(replies[5].ascii, false, "a grant's non-ASCII event counts");
+  poll({ queueId: 'q2', lastEventId: 7 });
+  t.equal(replies[6].ascii, true, 'until it is acknowledged');
+  poll({ queueId: 'q2', lastEventId: 8, dontBlock: true });
+  t.same(JSON.parse(replies[7].body).events, [], 'an empty answer');
+  t.equal(replies[7].ascii, true, 'is ASCII');
+});
