@@ -1,4 +1,4 @@
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 
 /** One user's credentials, as a zuliprc or `stoa seed` gives them. */
 export interface Creds {
@@ -13,8 +13,54 @@ export interface ApiReply {
   receivedAt: number;
 }
 
+const authorizations = new WeakMap<Creds, string>();
+
+/** The Authorization header of these credentials, encoded once, as a client does at login. */
 export function basicAuth(creds: Creds): string {
-  return `Basic ${Buffer.from(`${creds.email}:${creds.apiKey}`).toString('base64')}`;
+  let value = authorizations.get(creds);
+  if (value === undefined) authorizations.set(creds, (value = `Basic ${Buffer.from(`${creds.email}:${creds.apiKey}`).toString('base64')}`));
+  return value;
+}
+
+/**
+ * One HTTP/1.1 request and its whole answer, on a keep-alive pool: the status and the body as
+ * text. What undici's `request` does, less the stream it wraps the body in (a Readable and its
+ * events per answer, then read whole anyway), which cost the bench's pollers more CPU than
+ * anything but their JSON parse; the peer's BOSH clients use it too (peer/xmpp.ts), so both HTTP
+ * clients are the same.
+ */
+export function exchange(pool: Dispatcher, options: Dispatcher.DispatchOptions & { signal?: AbortSignal }): Promise<{ status: number; text: string }> {
+  const { signal, ...dispatch } = options;
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    let status = 0;
+    const chunks: Buffer[] = [];
+    let abort: ((reason: unknown) => void) | null = null;
+    const onAbort = () => abort?.(signal!.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => signal?.removeEventListener('abort', onAbort);
+    pool.dispatch(dispatch, {
+      onConnect: (fn: (reason: unknown) => void) => {
+        abort = fn;
+      },
+      onHeaders: (code: number) => {
+        status = code;
+        return true;
+      },
+      onData: (chunk: Buffer) => {
+        chunks.push(chunk);
+        return true;
+      },
+      onComplete: () => {
+        done();
+        resolve({ status, text: chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString() });
+      },
+      onError: (err: Error) => {
+        done();
+        reject(err);
+      },
+    } as Dispatcher.DispatchHandler);
+  });
 }
 
 /** Form values as the Python bindings send them: strings as they are, the rest as JSON. */
@@ -54,8 +100,8 @@ export class Api {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = encoded;
     }
-    const res = await this.pool.request({ method: method as 'GET', path: fullPath, headers, body, signal });
-    const text = await res.body.text();
+    const res = await exchange(this.pool, { method: method as 'GET', path: fullPath, headers, body, signal });
+    const text = res.text;
     const receivedAt = performance.now();
     let parsed: unknown;
     try {
@@ -63,7 +109,7 @@ export class Api {
     } catch {
       parsed = { result: 'error', msg: text.slice(0, 200) };
     }
-    return { status: res.statusCode, body: parsed, receivedAt };
+    return { status: res.status, body: parsed, receivedAt };
   }
 
   /** The call, or an Error carrying the server's answer. */
