@@ -23,25 +23,50 @@ export function basicAuth(creds: Creds): string {
 }
 
 /**
+ * Cancels one client's request in flight, as an AbortSignal does, without a listener added to
+ * and taken from an EventTarget at every request (a long-poller makes hundreds a second).
+ */
+export class Cancel {
+  reason: unknown = undefined;
+  /** The request in flight's (exchange sets it). */
+  abort: ((reason: unknown) => void) | null = null;
+
+  fire(reason: unknown = new Error('cancelled')): void {
+    this.reason = reason;
+    this.abort?.(reason);
+  }
+}
+
+/**
  * One HTTP/1.1 request and its whole answer, on a keep-alive pool: the status and the body as
  * text. What undici's `request` does, less the stream it wraps the body in (a Readable and its
  * events per answer, then read whole anyway), which cost the bench's pollers more CPU than
  * anything but their JSON parse; the peer's BOSH clients use it too (peer/xmpp.ts), so both HTTP
  * clients are the same.
  */
-export function exchange(pool: Dispatcher, options: Dispatcher.DispatchOptions & { signal?: AbortSignal }): Promise<{ status: number; text: string }> {
+export function exchange(pool: Dispatcher, options: Dispatcher.DispatchOptions & { signal?: AbortSignal | Cancel }): Promise<{ status: number; text: string }> {
   const { signal, ...dispatch } = options;
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
+    const cancel = signal instanceof Cancel ? signal : null;
+    const abortSignal = signal instanceof Cancel ? null : signal;
+    const aborted = cancel ? cancel.reason : abortSignal?.aborted ? abortSignal.reason : undefined;
+    if (aborted !== undefined) return reject(aborted);
     let status = 0;
     const chunks: Buffer[] = [];
     let abort: ((reason: unknown) => void) | null = null;
-    const onAbort = () => abort?.(signal!.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const done = () => signal?.removeEventListener('abort', onAbort);
+    const onAbort = () => abort?.(abortSignal!.reason);
+    abortSignal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => {
+      if (cancel) cancel.abort = null;
+      abortSignal?.removeEventListener('abort', onAbort);
+    };
     pool.dispatch(dispatch, {
       onConnect: (fn: (reason: unknown) => void) => {
         abort = fn;
+        if (cancel) {
+          if (cancel.reason !== undefined) fn(cancel.reason);
+          else cancel.abort = fn;
+        }
       },
       onHeaders: (code: number) => {
         status = code;
@@ -87,7 +112,7 @@ export class Api {
     this.pool = new Pool(url, { connections, pipelining: 1, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 60_000 });
   }
 
-  async call(creds: Creds | null, method: string, path: string, params: Record<string, unknown> = {}, signal?: AbortSignal): Promise<ApiReply> {
+  async call(creds: Creds | null, method: string, path: string, params: Record<string, unknown> = {}, signal?: AbortSignal | Cancel): Promise<ApiReply> {
     const headers: Record<string, string> = {};
     if (this.defaults.host) headers.host = this.defaults.host;
     if (creds) headers.authorization = basicAuth(creds);
@@ -129,7 +154,7 @@ export class Api {
  * acknowledging with last_event_id; on BAD_EVENT_QUEUE_ID, register again.
  */
 export class Poller {
-  private readonly abort = new AbortController();
+  private readonly cancel = new Cancel();
   private queueId = '';
   private lastEventId = -1;
   polls = 0;
@@ -154,9 +179,9 @@ export class Poller {
   }
 
   private async loop(): Promise<void> {
-    while (!this.abort.signal.aborted) {
+    while (this.cancel.reason === undefined) {
       try {
-        const reply = await this.api.call(this.creds, 'GET', '/events', { queue_id: this.queueId, last_event_id: this.lastEventId }, this.abort.signal);
+        const reply = await this.api.call(this.creds, 'GET', '/events', { queue_id: this.queueId, last_event_id: this.lastEventId }, this.cancel);
         this.polls++;
         if (reply.status === 200) {
           const at = performance.now();
@@ -170,7 +195,7 @@ export class Poller {
           this.errors++;
         }
       } catch (err) {
-        if (this.abort.signal.aborted) return;
+        if (this.cancel.reason !== undefined) return;
         this.errors++;
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -179,7 +204,7 @@ export class Poller {
 
   /** Stops polling and deletes the queue, as a client that exits cleanly does. */
   async stop(): Promise<void> {
-    this.abort.abort();
+    this.cancel.fire(new Error('the poller stopped'));
     await this.done;
     // An abandoned queue keeps every event it is sent until it expires (ten minutes): left
     // behind, the 50 queues of one scenario would weigh on the next.
