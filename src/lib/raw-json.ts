@@ -5,7 +5,7 @@
  */
 export class RawJson {
   /** The text whole, or as pieces (separators included) kept apart until the body is joined. */
-  private constructor(private readonly parts: string | string[]) {}
+  protected constructor(private readonly parts: string | string[]) {}
 
   static of(json: string): RawJson {
     return new RawJson(json);
@@ -32,7 +32,24 @@ export class RawJson {
 }
 
 /**
- * JSON.stringify of a flat object whose top-level values may be RawJson. The body is one join
+ * An object's fields as JSON, without its braces (`"a":1,"b":2`, or nothing): a top-level value
+ * that stringifyWithRaw writes in place of its own key, as if the fields were the body's own.
+ * /register keeps the sections that are the same for every user of a realm so
+ * (api/events/register-shared.ts).
+ */
+export class RawFields extends RawJson {
+  static fields(object: Record<string, unknown>): RawFields {
+    return new RawFields(JSON.stringify(object).slice(1, -1));
+  }
+
+  get empty(): boolean {
+    return this.json.length === 0;
+  }
+}
+
+/**
+ * JSON.stringify of a flat object whose top-level values may be RawJson, or RawFields (whose key
+ * is not written). The body is one join
  * of every piece: a page of 100 messages (60 KB) joined as its array, then again as the body,
  * was two copies more per request, which P5's profile showed.
  */
@@ -41,6 +58,13 @@ export function stringifyWithRaw(body: Record<string, unknown>): string {
   let first = true;
   for (const [key, value] of Object.entries(body)) {
     if (value === undefined) continue;
+    if (value instanceof RawFields) {
+      if (value.empty) continue;
+      if (!first) out.push(',');
+      first = false;
+      value.appendTo(out);
+      continue;
+    }
     out.push(`${first ? '' : ','}${JSON.stringify(key)}:`);
     first = false;
     if (value instanceof RawJson) value.appendTo(out);
