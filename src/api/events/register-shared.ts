@@ -84,7 +84,7 @@ export function sharedFields(shard: Shard, realm: RealmState, key: string, build
   const entry = partsOf(shard, realm);
   const hit = entry.parts.get(key);
   if (hit && hit.version === entry.version) return hit.fields;
-  const fields = RawFields.fields(build());
+  const fields = RawFields.flat(build());
   entry.parts.set(key, { version: entry.version, fields });
   return fields;
 }
