@@ -67,17 +67,26 @@ export class BodyArena {
    * for a body bigger than one (a /register's 380 KB in a 1,000-user realm), or null (no run
    * free, or too big).
    */
-  put(body: string): ArenaBody | null {
+  put(body: string | string[]): ArenaBody | null {
+    const pieces = typeof body === 'string' ? [body] : body;
+    let units = 0;
+    for (const piece of pieces) units += piece.length;
     // At least a byte per UTF-16 unit: so many slots at least, and the body is given no more.
-    const run = Math.max(1, Math.ceil(body.length / ARENA_SLOT_BYTES));
+    const run = Math.max(1, Math.ceil(units / ARENA_SLOT_BYTES));
     if (run > ARENA_MAX_RUN) return null;
     const slot = this.take(run);
     if (slot < 0) return null;
     const start = slot * ARENA_SLOT_BYTES;
-    const { read, written } = this.encoder.encodeInto(body, this.bytes.subarray(start, start + run * ARENA_SLOT_BYTES));
-    if (read === body.length) return { slot, length: written };
-    this.free(slot);
-    return null;
+    const end = start + run * ARENA_SLOT_BYTES;
+    let at = start;
+    for (const piece of pieces) {
+      const { read, written } = this.encoder.encodeInto(piece, this.bytes.subarray(at, end));
+      at += written;
+      if (read === piece.length) continue;
+      this.free(slot);
+      return null;
+    }
+    return { slot, length: at - start };
   }
 
   /**
@@ -123,8 +132,11 @@ export function useBodyArena(buffer: SharedArrayBuffer | undefined): void {
   shardArena = buffer ? new BodyArena(buffer) : null;
 }
 
-/** The shard's side of a reply: its body moved into the arena when it is big enough and fits. */
-export function bodyIntoArena(body: string): ArenaBody | null {
-  if (!shardArena || body.length < ARENA_MIN_CHARS) return null;
-  return shardArena.put(body);
+/** The shard's side of a reply: its body (or the body's pieces, in order) moved into the arena when it is big enough and fits. */
+export function bodyIntoArena(body: string | string[]): ArenaBody | null {
+  if (!shardArena) return null;
+  let units = 0;
+  if (typeof body === 'string') units = body.length;
+  else for (const piece of body) units += piece.length;
+  return units < ARENA_MIN_CHARS ? null : shardArena.put(body);
 }

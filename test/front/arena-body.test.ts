@@ -164,5 +164,12 @@ t.test('BodyArena: slots taken, encoded, given up and freed', async (t) => {
   t.equal(fits.slot, 0, 'the slot given up is free again');
   t.equal(fits.length, ARENA_SLOT_BYTES, 'a body that fills its slot exactly');
   arena.free(0);
+  // A body given as pieces (a /register's, stringifyPieces) is encoded piece after piece.
+  const pieces = ['{"a":', '"ünïcödé 🐙"', ',"b":', `"${'p'.repeat(ARENA_SLOT_BYTES)}"`, '}'];
+  const inPieces = arena.put(pieces)!;
+  t.equal(inPieces.slot, 0, 'pieces take a run as a string does');
+  t.ok(arena.view(inPieces).equals(Buffer.from(pieces.join(''), 'utf8')), 'their bytes are the UTF-8 of the joined text');
+  arena.free(0);
+  t.equal(arena.put(['{', '🐙'.repeat(ARENA_SLOT_BYTES / 3), '}']), null, 'pieces whose UTF-8 overflows the run: a string');
   t.equal(BodyArena.taken(), 0, 'every slot is free at the end');
 });
