@@ -185,22 +185,17 @@ export function verifyCredentials(shard: Shard, task: VerifyTask): boolean {
 export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> {
   const outcome: OpContext<unknown>['outcome'] = {};
   const reply = await answer(shard, task, outcome);
-  const pieces = rawBodies.get(reply);
-  if (pieces) {
-    const inArena = task.arena ? bodyIntoArena(pieces) : null;
-    if (inArena) reply.arena = inArena;
-    else reply.body = pieces.join('');
-  }
   // For the front end's per-address limits (front/guard.ts); never sent.
   if (outcome.unknownLogin) reply.unknownLogin = true;
+  // It reads a refusal's body, which is never in pieces.
   auditRequest(task, reply);
-  if (task.arena && reply.body && !reply.arena) {
-    const inArena = bodyIntoArena(reply.body);
-    if (inArena) {
-      reply.arena = inArena;
-      reply.body = '';
-    }
-  }
+  const pieces = rawBodies.get(reply);
+  const body = pieces ?? reply.body;
+  const inArena = task.arena && body ? bodyIntoArena(body) : null;
+  if (inArena) {
+    reply.arena = inArena;
+    reply.body = '';
+  } else if (pieces) reply.body = pieces.join('');
   return reply;
 }
 
