@@ -37,9 +37,14 @@ export class GroupCommit {
     });
   }
 
-  private flush(): void {
+  /**
+   * Writes the commits queued so far now, not at the task's end: a store about to close
+   * (Shard.close) would otherwise refuse them. The flush still scheduled then finds none.
+   */
+  flush(): void {
     this.scheduled = false;
     const group = this.queued;
+    if (group.length === 0) return;
     this.queued = [];
     if (group.length > 1) {
       let ok = false;
