@@ -3,7 +3,6 @@ import type { ResolvedConfig } from '../lib/config.js';
 import type { RealmState } from '../model/realm-state.js';
 import { MessageIds, MessageIdsExhausted } from '../store/message-ids.js';
 import type { RealmRecord } from '../model/types.js';
-import { groupCommit } from '../store/group-commit.js';
 import { idsAcrossShards } from '../store/server-ids.js';
 import type { Database } from 'lmdb';
 import { openShardStore, PendingWrites, shardPath, WriteBatch, type Key, type ShardStore, type StoreView, type Touched } from '../store/shard-store.js';
@@ -336,7 +335,6 @@ export class Shard implements StoreView {
    */
   async close(): Promise<void> {
     this.wheel.stop();
-    groupCommit(this.store.env).flush();
     if (this.commitHasFailed) await this.store.env.transaction(() => undefined).catch(() => undefined);
     const closed = (async () => {
       await this.store.env.flushed;

@@ -1,6 +1,5 @@
 import type { Database, RootDatabase } from 'lmdb';
 import { flagBlocks, type FlagBlocks } from './flag-blocks.js';
-import { groupCommit } from './group-commit.js';
 import { topicIds, type TopicIds } from './topic-ids.js';
 
 /**
@@ -322,7 +321,7 @@ export class WriteBatch {
     let ok = false;
     const started = this.timed ? performance.now() : 0;
     try {
-      await groupCommit(this.env).commit(() => {
+      await this.env.transaction(() => {
         for (const [db, table] of ops) {
           for (const { key, value } of table.values()) {
             if (value === undefined) db.remove(key);
@@ -339,8 +338,8 @@ export class WriteBatch {
       const observer = this.observer();
       if (observer) observer([...[...ops].flatMap(([db, table]) => [...table.values()].map(({ key, value }): [Database, Key, unknown] => [db, key, value])), ...seq]);
     } catch (err) {
-      // A full disk or an I/O error: LMDB has aborted the transaction (the group commit has
-      // tried it again on its own), so none of this action's writes or events exist.
+      // A full disk or an I/O error: LMDB has aborted the transaction (and every other one
+      // lmdb-js batched with it), so none of this action's writes or events exist.
       if (!this.failed) throw err;
       const touched = new Map<Database, Key[]>([...ops].map(([db, table]) => [db, [...table.values()].map((op) => op.key)]));
       for (const [db, key] of seq) {

@@ -154,8 +154,7 @@ t.test('a job a start hook schedules runs when due, not at the next refill', asy
   t.teardown(() => void startHooks.splice(startHooks.indexOf(hook), 1));
   const shard = openShard(newDir());
   t.teardown(() => shard.close());
-  // The hook's commit goes at the end of the task that made it (store/group-commit.ts).
-  while (shard.pendingWrite(shard.store.jobKeys, 'hooked') !== undefined) await new Promise((resolve) => setImmediate(resolve));
+  await shard.store.env.flushed;
   const due = clock + 2_000;
   await advance(shard, due);
   // Unarmed, it would wait for the refill REFILL_MS after the start.

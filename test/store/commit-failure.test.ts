@@ -4,21 +4,18 @@ import { readModel } from '../../src/shard/model-rows.js';
 import { inProcessShard, type InProcessShard } from '../helpers/shard.js';
 
 /**
- * A failed LMDB commit (a full disk, an I/O error), simulated: the transaction's writes are made
- * and then it throws and is aborted, as lmdb-js's transactionSync does when the commit fails
- * (store/group-commit.ts commits on the shard thread). A group of commits that fails is tried
- * again one by one, so `count` counts transactions, not actions. The disk-full test
- * (disk-full.test.ts) does the same on a real, full filesystem.
+ * A failed LMDB commit (a full disk, an I/O error), simulated: the environment's transaction
+ * rejects the way lmdb-js rejects a failed commit, with the cause in a second rejected promise.
+ * The disk-full test (disk-full.test.ts) does the same on a real, full filesystem.
  */
-function failNextCommits(env: { transactionSync: (fn: () => unknown, flags?: number) => unknown }, count = 1): void {
-  const real = env.transactionSync.bind(env);
+function failNextCommits(env: { transaction: (fn: () => unknown) => Promise<unknown> }, count = 1): void {
+  const real = env.transaction.bind(env);
   let left = count;
-  env.transactionSync = (fn, flags) => {
-    if (left-- <= 0) return real(fn, flags);
-    return real(() => {
-      fn();
-      throw Object.assign(new Error('No space left on device'), { code: 28 });
-    }, flags);
+  env.transaction = (fn) => {
+    if (left-- <= 0) return real(fn);
+    const cause = Object.assign(new Error('No space left on device'), { code: 28 });
+    const err = Object.assign(new Error('Commit failed (see commitError for details)'), { commitError: Promise.reject(cause) });
+    return Promise.reject(err);
   };
 }
 
