@@ -1,7 +1,5 @@
 import type { Context, Next } from 'koa';
-import { AggregatorRegistry, collectDefaultMetrics, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-
-type ShardMetrics = MetricObjectWithValues<MetricValue<string>>[];
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { ResolvedConfig } from '../lib/config.js';
 import { addressSet } from '../lib/address-ranges.js';
 import type { ShardPool } from '../host/pool.js';
@@ -9,6 +7,8 @@ import type { Directory } from '../store/directory.js';
 import { clientAddress } from './client-address.js';
 import { noteRoute, type Observe } from './request-log.js';
 import { RequestMetrics } from './request-metrics.js';
+import { shardRegistry } from './shard-metrics.js';
+import type { ShardMetrics } from '../host/metrics.js';
 
 /**
  * GET /health and GET /metrics, for the addresses in `monitoring.allowFrom` only (others get
@@ -20,7 +20,8 @@ import { RequestMetrics } from './request-metrics.js';
  *
  * /metrics: Prometheus text from prom-client: the process's (memory, CPU, event-loop delay,
  * GC), requests by route and status with their latencies (counted by front/request-log.ts),
- * and each shard's (host/metrics.ts), gathered from the shard threads at every scrape.
+ * and each shard's (host/metrics.ts, front/shard-metrics.ts), gathered from the shard threads at
+ * every scrape.
  */
 const HEALTH_TIMEOUT_MS = 5000;
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -47,8 +48,7 @@ export function monitoring(config: ResolvedConfig, pool: ShardPool, directory: D
     const fromShards = await Promise.all(
       pool.started().map((shard) => within(pool.admin<ShardMetrics>(shard, { kind: 'admin', op: 'metrics' }), HEALTH_TIMEOUT_MS, `shard ${shard}`).catch(() => null)),
     );
-    const shards = AggregatorRegistry.aggregate(fromShards.filter((m): m is ShardMetrics => m !== null));
-    return Registry.merge([registry, shards as Registry]).metrics();
+    return Registry.merge([registry, shardRegistry(fromShards.filter((m): m is ShardMetrics => m !== null))]).metrics();
   }
 
   async function health(): Promise<{ status: number; body: Record<string, unknown> }> {
