@@ -62,7 +62,8 @@ function ours(s: State): ShardMetrics {
 /** The main thread's registry with some requests, as /metrics merges the shards' into it. */
 function mainRegistry() {
   const registry = new Registry();
-  const requests = new RequestMetrics(registry, [0.01, 0.1, 1]);
+  const requests = new RequestMetrics([0.01, 0.1, 1]);
+  requests.register(registry);
   requests.observe('GET', '/api/v1/users/me', 200, 0.004);
   requests.observe('POST', '/api/v1/messages', 400, 0.2);
   return registry;
