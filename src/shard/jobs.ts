@@ -137,6 +137,18 @@ export class Jobs {
     return this.shard.read<number>(this.shard.store.jobKeys, key) !== undefined;
   }
 
+  /**
+   * Keeps the job of `key`, if there is one, from running until `batch` has committed (or been
+   * discarded). A change that adds to a job's input in rows of its own, not in the job (the
+   * missed-message email batch's notices), holds the job: its run reads committed rows only, and
+   * one that ran while the change was in flight would miss its row, leaving it to a later job.
+   * It rewrites the key's row as it is, which `fire` takes for a pending write of the job.
+   */
+  hold(batch: WriteBatch, key: string): void {
+    const due = this.shard.read<number>(this.shard.store.jobKeys, key);
+    if (due !== undefined) batch.put(this.shard.store.jobKeys, key, due);
+  }
+
   /** Writes a job on `batch`, replacing the job of the same key if there is one. */
   schedule<D>(batch: WriteBatch, job: NewJob<D>): JobRecord<D> {
     const { store } = this.shard;
@@ -259,7 +271,14 @@ export class Jobs {
   private async run(job: JobRecord): Promise<void> {
     const load = kinds.has(job.kind) ? undefined : lazyKinds.get(job.kind);
     // A failed load leaves the kind undefined: the job fails and retries as below.
-    if (load) await load().catch((err) => log.error({ err, kind: job.kind }, 'loading the module of a job kind failed'));
+    if (load) {
+      await load().catch((err) => log.error({ err, kind: job.kind }, 'loading the module of a job kind failed'));
+      // A change may have held the job (`hold`) while its module loaded: it runs after that commits.
+      if (this.shard.pendingWrite(this.shard.store.jobKeys, job.key) !== undefined) {
+        this.arm(job.key, job.due, this.now());
+        return;
+      }
+    }
     const kind = kinds.get(job.kind);
     const batch = this.shard.batch();
     const ctx = this.context(job, batch, kind);

@@ -87,6 +87,16 @@ defineJobKind('test.retrying', {
   },
 });
 
+// Reads its input from rows of their own (as the email batch reads its notices), committed ones
+// only, and records how many it found.
+const rowsSeen = new Map<string, number>();
+defineJobKind('test.rows', {
+  run(run) {
+    const { shard, job } = run;
+    rowsSeen.set(job.key, [...shard.store.meta.getRange({ start: `row:${job.key}:`, end: `row:${job.key};` })].length);
+  },
+});
+
 // A kind whose module loads on first use (host/registry.ts): the load defines it, as an import would.
 let lazyLoads = 0;
 defineLazyJobKind('test.lazy', async () => {
@@ -323,6 +333,30 @@ t.test('a failing job is retried with its attempt count and backoff, then given 
   t.same(ran.map((r) => r.attempts), [0, 1, 2], 'two failures, then success');
   t.equal(effects(shard, 'f:2'), 1, 'the successful run made its effect');
   t.equal(jobsOf(shard).get('f:2'), undefined, 'and the job left with it');
+});
+
+t.test('a job held by a change in flight runs after that change commits, and reads its rows', async (t) => {
+  const shard = openShard(newDir());
+  t.teardown(() => shard.close());
+  const jobs = jobsOf(shard);
+  const due = clock + 2_000;
+  await schedule(shard, 'test.rows', 'r:held', due);
+  await schedule(shard, 'test.rows', 'r:free', due);
+  // Each job gets a row from a change still in flight when the jobs are due; only one is held.
+  const change = shard.batch();
+  change.put(shard.store.meta, 'row:r:held:1', 1);
+  change.put(shard.store.meta, 'row:r:free:1', 1);
+  jobs.hold(change, 'r:held');
+  jobs.hold(change, 'r:none');
+  await advance(shard, due);
+  t.same([...rowsSeen.keys()], ['r:free'], 'the job not held ran at its time');
+  t.equal(rowsSeen.get('r:free'), 0, 'without the row in flight: what the hold is for');
+  t.equal(jobs.get('r:held')?.due, due, 'the held one waits, as it was');
+  await change.commit();
+  t.equal(shard.read(shard.store.jobKeys, 'r:none'), undefined, 'holding no job writes none');
+  await advance(shard, due + 1_000);
+  t.equal(rowsSeen.get('r:held'), 1, 'it ran once the change committed, with its row');
+  t.equal(jobRows(shard), 0, 'and is gone');
 });
 
 t.test('a handler retries on its own terms, in the transaction of its effect', async (t) => {

@@ -18,7 +18,8 @@ import { queueBatchItem, takeBatchItems } from './store.js';
  * notify table, store.ts), written in its own change's transaction: rewriting the job instead
  * re-encoded every notice so far at each send (up to 500 of them for a follower away while a
  * topic is busy, a quarter of the shard's time per send in the bench's DELIVERY). Its run reads
- * the rows, makes the emails and schedules each as a job of its own (mail.ts) in the transaction
+ * the rows (committed ones: a change adding a row holds the job until it commits, Jobs.hold),
+ * makes the emails and schedules each as a job of its own (mail.ts) in the transaction
  * that removes the batch and its rows: a crash before that commit runs the batch again, one
  * after it leaves each email to be sent once. A batch written by an earlier version holds all
  * its notices in the job, and runs the same.
@@ -35,6 +36,8 @@ export function queueMissedMessageEmail(shard: Shard, batch: WriteBatch, realm: 
   // message, and the run drops a row that repeats the job's own notice.
   if (jobs.has(key)) {
     queueBatchItem(shard, batch, realm.id, userId, item);
+    // Not run before this row is committed: a run now would leave it to the person's next batch.
+    jobs.hold(batch, key);
     return;
   }
   const user = realm.users.get(userId)!;
