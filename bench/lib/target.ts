@@ -9,6 +9,20 @@ import { Api, type Creds } from './api.js';
 const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
 const CLI = fileURLToPath(new URL('../../src/cli/stoa.js', import.meta.url));
 const LISTENING = /^Stoa listening on (http:\/\/\S+) /m;
+const PACKAGE = fileURLToPath(new URL('../../../package.json', import.meta.url));
+
+/**
+ * What `npm start` sets in the server's environment beyond the caller's own: the leading
+ * `NAME=${NAME:-value}` assignments of package.json's start script (MALLOC_ARENA_MAX, which the
+ * systemd unit sets too). The bench's server starts with them and with nothing a self-hoster's
+ * start lacks (test/bench/start-env.test.ts holds the script, the unit and this together).
+ */
+export function startEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const script = (JSON.parse(readFileSync(PACKAGE, 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const set: Record<string, string> = {};
+  for (const m of script.matchAll(/(?:^|\s)([A-Z_][A-Z0-9_]*)=\$\{\1:-([^}]*)\}(?=\s)/g)) if (env[m[1]] === undefined) set[m[1]] = m[2];
+  return set;
+}
 
 /** What the bench knows of the server it drives. */
 export interface Seeded {
@@ -37,7 +51,7 @@ export interface Target {
   close(): Promise<void>;
 }
 
-/** Stoa from this tree, on a temporary data directory, run as `npm start` runs it. */
+/** Stoa from this tree, on a temporary data directory, run as `npm start` runs it (its environment included: `startEnvironment`). */
 export class OwnServer implements Target {
   private child: ChildProcess | null = null;
   url = '';
@@ -69,7 +83,7 @@ export class OwnServer implements Target {
 
   private childEnv(): NodeJS.ProcessEnv {
     // No access lines: this process keeps the server's stdout, and a line per request would pile up here.
-    return { ...process.env, STOA_DATA_DIR: this.dataDir, STOA_PORT: '0', STOA_LOG_LEVEL: 'warn', STOA_ACCESS_LOG: '0', ...this.env };
+    return { ...process.env, ...startEnvironment(), STOA_DATA_DIR: this.dataDir, STOA_PORT: '0', STOA_LOG_LEVEL: 'warn', STOA_ACCESS_LOG: '0', ...this.env };
   }
 
   /** Starts the server; resolves with what it printed once it listens. */

@@ -14,6 +14,7 @@ import { paramParser } from './body.js';
 import { monitoring } from './monitoring.js';
 import { noteRoute, noteUser, requestLog } from './request-log.js';
 import { cancellableRequest } from './reply-write.js';
+import type { BodyArena } from '../lib/body-arena.js';
 import { clientAddress } from './client-address.js';
 import { addressGuard, type AddressGuard, type Admission } from './guard.js';
 import { apiErrorPage, isPagePath, pageRouter, sendPage } from './pages.js';
@@ -40,7 +41,7 @@ export interface FrontEnd {
   logRequest: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
-function send(ctx: Context, reply: Reply): void {
+function send(ctx: Context, reply: Reply, arena?: BodyArena): void {
   ctx.status = reply.status;
   if (reply.headers) ctx.set(reply.headers);
   if (reply.cookies) ctx.set('set-cookie', reply.cookies);
@@ -55,7 +56,14 @@ function send(ctx: Context, reply: Reply): void {
     return;
   }
   ctx.type = 'application/json';
-  ctx.body = reply.body;
+  // A big body (a /register's) lies in the shard's arena, freed once the response has closed.
+  ctx.body = reply.arena && arena ? arena.view(reply.arena) : reply.body;
+}
+
+/** A reply's arena slot is freed once its response has closed, whatever is written (lib/body-arena.ts). */
+function freeWhenClosed(res: ServerResponse, arena: BodyArena, slot: number): void {
+  if (res.writableEnded || res.destroyed) arena.free(slot);
+  else res.once('close', () => arena.free(slot));
 }
 
 /**
@@ -182,7 +190,10 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
         remoteAddr: address,
         addressOver: admission.over,
         ...(browser ? { browser } : {}),
+        arena: true,
       });
+      const arena = pool.arena(realm.shard);
+      if (reply.arena && arena) freeWhenClosed(ctx.res, arena, reply.arena.slot);
       admission.settle(reply);
       loggedIn?.(reply);
       noteUser(ctx.req, reply.userId);
@@ -192,7 +203,7 @@ export function createFrontEnd(config: ResolvedConfig, directory: Directory, poo
         ctx.redirect(`/login/?next=${encodeURIComponent(ctx.state.originalPath ?? '/')}`);
         return;
       }
-      send(ctx, reply);
+      send(ctx, reply, arena);
     };
     const parse = parserFor(route);
     for (const [r, json] of [[router, false], [jsonRouter, true]] as const) {

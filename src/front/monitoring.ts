@@ -1,7 +1,5 @@
 import type { Context, Next } from 'koa';
-import { AggregatorRegistry, collectDefaultMetrics, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-
-type ShardMetrics = MetricObjectWithValues<MetricValue<string>>[];
+import type { Registry } from 'prom-client';
 import type { ResolvedConfig } from '../lib/config.js';
 import { addressSet } from '../lib/address-ranges.js';
 import type { ShardPool } from '../host/pool.js';
@@ -9,6 +7,7 @@ import type { Directory } from '../store/directory.js';
 import { clientAddress } from './client-address.js';
 import { noteRoute, type Observe } from './request-log.js';
 import { RequestMetrics } from './request-metrics.js';
+import type { ShardMetrics } from '../host/metrics.js';
 
 /**
  * GET /health and GET /metrics, for the addresses in `monitoring.allowFrom` only (others get
@@ -20,7 +19,8 @@ import { RequestMetrics } from './request-metrics.js';
  *
  * /metrics: Prometheus text from prom-client: the process's (memory, CPU, event-loop delay,
  * GC), requests by route and status with their latencies (counted by front/request-log.ts),
- * and each shard's (host/metrics.ts), gathered from the shard threads at every scrape.
+ * and each shard's (host/metrics.ts, front/shard-metrics.ts), gathered from the shard threads at
+ * every scrape.
  */
 const HEALTH_TIMEOUT_MS = 5000;
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -37,18 +37,30 @@ export interface Monitoring {
 }
 
 export function monitoring(config: ResolvedConfig, pool: ShardPool, directory: Directory, clusterHealth?: () => { ok: boolean } & Record<string, unknown>): Monitoring {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const requests = new RequestMetrics(registry, LATENCY_BUCKETS);
+  const requests = new RequestMetrics(LATENCY_BUCKETS);
   const observe: Observe = (method, route, status, seconds) => requests.observe(method, route, status, seconds);
   const allowed = addressSet(config.monitoring.allowFrom);
 
-  async function metricsText(): Promise<string> {
-    const fromShards = await Promise.all(
-      pool.started().map((shard) => within(pool.admin<ShardMetrics>(shard, { kind: 'admin', op: 'metrics' }), HEALTH_TIMEOUT_MS, `shard ${shard}`).catch(() => null)),
-    );
-    const shards = AggregatorRegistry.aggregate(fromShards.filter((m): m is ShardMetrics => m !== null));
-    return Registry.merge([registry, shards as Registry]).metrics();
+  // prom-client (with the OpenTelemetry API it requires: 1.5 MB of heap) and its process metrics
+  // are loaded with the first scrape: a server nobody scrapes never needs them (bench/RESULTS.md,
+  // the idle5 session). The requests are counted from the start all the same (RequestMetrics);
+  // what only prom-client observes, the collections' durations and the event loop's delay,
+  // counts from the first scrape, which a counter's rate does not notice.
+  let scraping: Promise<{ registry: Registry; text(shards: ShardMetrics[]): Promise<string> }> | null = null;
+  const scraper = () =>
+    (scraping ??= Promise.all([import('prom-client'), import('./shard-metrics.js')]).then(([{ collectDefaultMetrics, Registry }, { shardRegistry }]) => {
+      const registry = new Registry();
+      collectDefaultMetrics({ register: registry });
+      requests.register(registry);
+      return { registry, text: (shards: ShardMetrics[]) => Registry.merge([registry, shardRegistry(shards)]).metrics() };
+    }));
+
+  async function metricsText(): Promise<{ type: string; text: string }> {
+    const [scrape, fromShards] = await Promise.all([
+      scraper(),
+      Promise.all(pool.started().map((shard) => within(pool.admin<ShardMetrics>(shard, { kind: 'admin', op: 'metrics' }), HEALTH_TIMEOUT_MS, `shard ${shard}`).catch(() => null))),
+    ]);
+    return { type: scrape.registry.contentType, text: await scrape.text(fromShards.filter((m): m is ShardMetrics => m !== null)) };
   }
 
   async function health(): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -85,8 +97,9 @@ export function monitoring(config: ResolvedConfig, pool: ShardPool, directory: D
       noteRoute(ctx.req, ctx.path);
       ctx.set('Cache-Control', 'no-store');
       if (ctx.path === '/metrics') {
-        ctx.type = registry.contentType;
-        ctx.body = await metricsText();
+        const { type, text } = await metricsText();
+        ctx.type = type;
+        ctx.body = text;
         return;
       }
       const { status, body } = await health();

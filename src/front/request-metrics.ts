@@ -29,10 +29,10 @@ export class RequestMetrics {
   /** route -> method -> its series. */
   private readonly series = new Map<string, Map<string, Timing>>();
 
-  constructor(
-    registry: Registry,
-    private readonly bounds: readonly number[],
-  ) {
+  constructor(private readonly bounds: readonly number[]) {}
+
+  /** Has `registry` write these two metrics at each scrape (from the first: front/monitoring.ts). */
+  register(registry: Registry): void {
     const counter = {
       name: 'stoa_http_requests_total',
       help: 'HTTP requests answered, by method, route template and status',

@@ -1,7 +1,7 @@
 import { doCreateRealm, type NewRealm } from '../api/realm/actions.js';
 import type { Shard } from '../shard/shard.js';
 import { compactHeap } from '../lib/compact-heap.js';
-import { metricsOf } from './metrics.js';
+import { shardMetrics } from './metrics.js';
 import { runUserCommand, type UserCommand } from './user-commands.js';
 import { doSetRealmDeactivated } from '../api/realm/deactivate.js';
 import { deliverMail, knowsAddress, type InboundMail } from '../api/email-gateway/deliver.js';
@@ -11,7 +11,7 @@ import { runRealmMove, type RealmMoveTask } from './realm-moves.js';
 export type AdminTask =
   | { kind: 'admin'; op: 'createRealm'; spec: NewRealm }
   | { kind: 'admin'; op: 'ping' }
-  /** GET /metrics: the shard's metrics as prom-client's JSON; GET /health: its store answers. */
+  /** GET /metrics: the shard's metrics (host/metrics.ts); GET /health: its store answers. */
   | { kind: 'admin'; op: 'metrics' }
   | { kind: 'admin'; op: 'health' }
   /** The admin CLI through the running server (front/admin-socket.ts). */
@@ -30,7 +30,7 @@ export type AdminTask =
 export async function runAdmin(shard: Shard, task: AdminTask): Promise<unknown> {
   switch (task.op) {
     case 'metrics':
-      return metricsOf(shard).getMetricsAsJSON();
+      return shardMetrics(shard);
     case 'userCommand': {
       const realm = shard.realm(task.realmId);
       if (!realm) return { ok: false, error: `realm ${task.realmId} is not on shard ${shard.index}` };

@@ -8,7 +8,7 @@ import { log } from '../lib/log.js';
 import { parseParams } from '../lib/params.js';
 import { bodyIntoArena } from '../lib/body-arena.js';
 import type { DeskMode } from '../shard/desk-wire.js';
-import { RawJson, stringifyWithRaw } from '../lib/raw-json.js';
+import { RawJson, stringifyPieces } from '../lib/raw-json.js';
 import type { RealmState } from '../model/realm-state.js';
 import { BOT_TYPE, ROLE, type UserRecord } from '../model/types.js';
 import { isWrite } from '../shard/realm-gate.js';
@@ -127,9 +127,15 @@ function checkRole(op: Operation, user: UserRecord | null): void {
 function success(fields: Record<string, unknown>, ignored: string[]): Reply {
   const body: Record<string, unknown> = { result: 'success', msg: '', ...fields };
   if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
-  const raw = Object.values(fields).some((v) => v instanceof RawJson);
-  return { status: 200, body: raw ? stringifyWithRaw(body) : JSON.stringify(body) };
+  if (!Object.values(fields).some((v) => v instanceof RawJson)) return { status: 200, body: JSON.stringify(body) };
+  // Joined by dispatch, or encoded piece by piece into the arena.
+  const reply: Reply = { status: 200, body: '' };
+  rawBodies.set(reply, stringifyPieces(body));
+  return reply;
 }
+
+/** The pieces of a success's body with RawJson in it, until dispatch joins them or puts them in the arena. */
+const rawBodies = new WeakMap<Reply, string[]>();
 
 export function errorReply(err: ApiError): Reply {
   return { status: err.status, body: JSON.stringify(err.body()), headers: err.headers };
@@ -181,14 +187,15 @@ export async function dispatch(shard: Shard, task: RequestTask): Promise<Reply> 
   const reply = await answer(shard, task, outcome);
   // For the front end's per-address limits (front/guard.ts); never sent.
   if (outcome.unknownLogin) reply.unknownLogin = true;
+  // It reads a refusal's body, which is never in pieces.
   auditRequest(task, reply);
-  if (task.arena && reply.body) {
-    const inArena = bodyIntoArena(reply.body);
-    if (inArena) {
-      reply.arena = inArena;
-      reply.body = '';
-    }
-  }
+  const pieces = rawBodies.get(reply);
+  const body = pieces ?? reply.body;
+  const inArena = task.arena && body ? bodyIntoArena(body) : null;
+  if (inArena) {
+    reply.arena = inArena;
+    reply.body = '';
+  } else if (pieces) reply.body = pieces.join('');
   return reply;
 }
 

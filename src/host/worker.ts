@@ -9,7 +9,7 @@ import { serveLink } from './link.js';
 import { useBodyArena } from '../lib/body-arena.js';
 import type { DeskTask } from '../shard/desk-wire.js';
 import { jobsOf } from '../shard/jobs.js';
-import { metricsOf } from './metrics.js';
+import { observeCommits } from './metrics.js';
 import { queuesOf } from '../api/events/manager.js';
 import { SERVER_GENERATION } from '../api/events/register-realm.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.js';
@@ -28,7 +28,7 @@ hashThroughPort(new Promise((resolve) => (hashPortArrived = resolve)));
 process.on('unhandledRejection', (reason) => log.error({ err: reason, shard: index }, 'unhandled promise rejection in shard'));
 const shard = Shard.open(index, config, messageIds);
 // Before any commit: the metrics observe every transaction from the first.
-metricsOf(shard);
+observeCommits(shard);
 shard.wheel.start();
 // Queues resume after a stop or a crash, each with a `restart` event.
 await queuesOf(shard).journal.restore({

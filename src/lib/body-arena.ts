@@ -13,14 +13,17 @@
  * dropped (bench/RESULTS.md, the fetch session): each is external memory, and 240 MB/s of it
  * drove full collections on both threads; the arena is allocated once per shard.
  *
- * Each slot has a state cell: 0 free, 1 taken. The shard takes the lowest free slot with a
- * compare-and-swap (so a light load touches only the first few slots' pages: the rest of the
- * arena stays unbacked virtual memory), the front end frees it with a store. A body that does
- * not fit a slot, or finds every slot taken, travels as a string as before. A replacement thread
+ * Each slot has a state cell: 0 free, else taken (the first slot of a body's run holds the
+ * run's length, the others -1). The shard takes the lowest free slot, or run of slots, with a
+ * compare-and-swap each (so a light load touches only the first few slots' pages: the rest of
+ * the arena stays unbacked virtual memory), the front end frees them with stores. A body that
+ * does not fit ARENA_MAX_RUN slots, or finds no run free, travels as a string as before. A replacement thread
  * gets the same arena; a slot taken for a reply lost with a crashed thread stays taken.
  */
 export const ARENA_SLOTS = 64;
 export const ARENA_SLOT_BYTES = 256 * 1024;
+/** The most slots one body takes: a quarter of the arena, so that one huge body leaves room. */
+export const ARENA_MAX_RUN = ARENA_SLOTS / 4;
 /** Smaller bodies gain nothing from the arena: a string of a few KB is cheap to post. */
 export const ARENA_MIN_CHARS = 8 * 1024;
 
@@ -59,19 +62,50 @@ export class BodyArena {
     return new SharedArrayBuffer(ARENA_SLOTS * 4 + ARENA_SLOTS * ARENA_SLOT_BYTES);
   }
 
-  /** The shard's side: `body` as UTF-8 in a slot taken for it, or null (no slot free, or too big). */
-  put(body: string): ArenaBody | null {
-    // At least a byte per UTF-16 unit: a longer body cannot fit.
-    if (body.length > ARENA_SLOT_BYTES) return null;
-    for (let slot = 0; slot < ARENA_SLOTS; slot++) {
-      if (Atomics.load(this.state, slot) !== 0 || Atomics.compareExchange(this.state, slot, 0, 1) !== 0) continue;
-      const start = slot * ARENA_SLOT_BYTES;
-      const { read, written } = this.encoder.encodeInto(body, this.bytes.subarray(start, start + ARENA_SLOT_BYTES));
-      if (read === body.length) return { slot, length: written };
+  /**
+   * The shard's side: `body` as UTF-8 in a slot taken for it, or in a run of neighbouring slots
+   * for a body bigger than one (a /register's 380 KB in a 1,000-user realm), or null (no run
+   * free, or too big).
+   */
+  put(body: string | string[]): ArenaBody | null {
+    const pieces = typeof body === 'string' ? [body] : body;
+    let units = 0;
+    for (const piece of pieces) units += piece.length;
+    // At least a byte per UTF-16 unit: so many slots at least, and the body is given no more.
+    const run = Math.max(1, Math.ceil(units / ARENA_SLOT_BYTES));
+    if (run > ARENA_MAX_RUN) return null;
+    const slot = this.take(run);
+    if (slot < 0) return null;
+    const start = slot * ARENA_SLOT_BYTES;
+    const end = start + run * ARENA_SLOT_BYTES;
+    let at = start;
+    for (const piece of pieces) {
+      const { read, written } = this.encoder.encodeInto(piece, this.bytes.subarray(at, end));
+      at += written;
+      if (read === piece.length) continue;
       this.free(slot);
       return null;
     }
-    return null;
+    return { slot, length: at - start };
+  }
+
+  /**
+   * The lowest run of `run` free slots, taken: each with a compare-and-swap to -1, then its first
+   * cell set to the run's length, which `free` reads. -1 where no such run is free.
+   */
+  private take(run: number): number {
+    for (let slot = 0; slot + run <= ARENA_SLOTS; slot++) {
+      let got = 0;
+      while (got < run && Atomics.load(this.state, slot + got) === 0 && Atomics.compareExchange(this.state, slot + got, 0, -1) === 0) got++;
+      if (got === run) {
+        Atomics.store(this.state, slot, run);
+        return slot;
+      }
+      for (let i = 0; i < got; i++) Atomics.store(this.state, slot + i, 0);
+      // The slot after those is taken: look past it.
+      slot += got;
+    }
+    return -1;
   }
 
   /** Bodies this thread has taken from an arena to write (the tests check the arena is used). */
@@ -84,8 +118,10 @@ export class BodyArena {
     return this.bytes.subarray(start, start + body.length);
   }
 
+  /** Frees the slot a body was put in, and the rest of its run. */
   free(slot: number): void {
-    Atomics.store(this.state, slot, 0);
+    const run = Math.max(1, Atomics.load(this.state, slot));
+    for (let i = run - 1; i >= 0; i--) Atomics.store(this.state, slot + i, 0);
   }
 }
 
@@ -96,8 +132,11 @@ export function useBodyArena(buffer: SharedArrayBuffer | undefined): void {
   shardArena = buffer ? new BodyArena(buffer) : null;
 }
 
-/** The shard's side of a reply: its body moved into the arena when it is big enough and fits. */
-export function bodyIntoArena(body: string): ArenaBody | null {
-  if (!shardArena || body.length < ARENA_MIN_CHARS) return null;
-  return shardArena.put(body);
+/** The shard's side of a reply: its body (or the body's pieces, in order) moved into the arena when it is big enough and fits. */
+export function bodyIntoArena(body: string | string[]): ArenaBody | null {
+  if (!shardArena) return null;
+  let units = 0;
+  if (typeof body === 'string') units = body.length;
+  else for (const piece of body) units += piece.length;
+  return units < ARENA_MIN_CHARS ? null : shardArena.put(body);
 }

@@ -34,6 +34,11 @@ export interface Config {
    * `complete: false` (the reference's 50 s); the client repeats the request to go on.
    */
   deleteTopicBudgetMs?: number;
+  /**
+   * Tests: POST /register also builds afresh every section it serves from the realm's shared
+   * copy (api/events/register-shared.ts) and fails if the two answers differ by a byte.
+   */
+  registerCacheCheck?: boolean;
   /** Embedded bots run in the server (the reference's EMBEDDED_BOTS_ENABLED). */
   embeddedBotsEnabled: boolean;
   /**

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import t from 'tap';
-import { ARENA_SLOT_BYTES, ARENA_SLOTS, BodyArena } from '../../src/lib/body-arena.js';
+import { ARENA_MAX_RUN, ARENA_SLOT_BYTES, ARENA_SLOTS, BodyArena } from '../../src/lib/body-arena.js';
 import { createUser, startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -144,9 +144,32 @@ t.test('BodyArena: slots taken, encoded, given up and freed', async (t) => {
   t.equal(again.slot, 7, 'a freed slot is taken again');
   t.equal(arena.view(again).toString('utf8'), 'seven', 'with the new body');
   for (let i = 0; i < ARENA_SLOTS; i++) arena.free(i);
-  t.equal(arena.put('x'.repeat(ARENA_SLOT_BYTES + 1)), null, 'more units than a slot has bytes');
+  t.equal(BodyArena.taken(), 0, 'all freed');
+  // A body bigger than a slot takes a run of neighbouring slots, freed together.
+  const big = `${'x'.repeat(ARENA_SLOT_BYTES)}ü`;
+  const run = arena.put(big)!;
+  t.equal(run.slot, 0, 'more units than a slot has bytes: a run from the lowest slot');
+  t.ok(arena.view(run).equals(Buffer.from(big, 'utf8')), 'its bytes are the UTF-8 of the text, across the slots');
+  t.equal(BodyArena.taken(), 2, 'the run holds two slots');
+  t.equal(arena.put('next')!.slot, 2, 'the next body goes after the run');
+  arena.free(0);
+  t.equal(arena.put('small')!.slot, 0, 'freeing the run frees its first slot');
+  t.equal(arena.put('smaller')!.slot, 1, 'and the rest of it');
+  const past = arena.put('y'.repeat(ARENA_SLOT_BYTES * 2))!;
+  t.equal(past.slot, 3, 'a run that does not fit below a taken slot is looked for past it');
+  for (const slot of [0, 1, 2, 3]) arena.free(slot);
+  t.equal(arena.put('z'.repeat(ARENA_SLOT_BYTES * ARENA_MAX_RUN + 1)), null, 'more than ARENA_MAX_RUN slots: the caller sends a string');
   t.equal(arena.put('🐙'.repeat(ARENA_SLOT_BYTES / 3)), null, 'a body whose UTF-8 overflows the slot');
   const fits = arena.put('é'.repeat(ARENA_SLOT_BYTES / 2))!;
   t.equal(fits.slot, 0, 'the slot given up is free again');
   t.equal(fits.length, ARENA_SLOT_BYTES, 'a body that fills its slot exactly');
+  arena.free(0);
+  // A body given as pieces (a /register's, stringifyPieces) is encoded piece after piece.
+  const pieces = ['{"a":', '"ünïcödé 🐙"', ',"b":', `"${'p'.repeat(ARENA_SLOT_BYTES)}"`, '}'];
+  const inPieces = arena.put(pieces)!;
+  t.equal(inPieces.slot, 0, 'pieces take a run as a string does');
+  t.ok(arena.view(inPieces).equals(Buffer.from(pieces.join(''), 'utf8')), 'their bytes are the UTF-8 of the joined text');
+  arena.free(0);
+  t.equal(arena.put(['{', '🐙'.repeat(ARENA_SLOT_BYTES / 3), '}']), null, 'pieces whose UTF-8 overflows the run: a string');
+  t.equal(BodyArena.taken(), 0, 'every slot is free at the end');
 });

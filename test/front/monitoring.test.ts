@@ -78,6 +78,7 @@ t.test('GET /metrics', async (t) => {
   t.ok((sample(text, 'stoa_jobs', { state: 'waiting' }) ?? 0) >= 1, 'the job backlog (the scheduled message)');
   t.ok(sample(text, 'stoa_jobs', { state: 'overdue' }) !== undefined, 'and how much of it is overdue');
   t.ok((sample(text, 'process_resident_memory_bytes') ?? 0) > 0, 'the process\'s own metrics');
+  t.ok(sample(text, 'nodejs_eventloop_lag_seconds') !== undefined && sample(text, 'nodejs_heap_size_used_bytes') !== undefined, 'and Node\'s, from the first scrape (prom-client is loaded with it)');
   t.match(text, /stoa_realms\{shard="\d+"\} 1/, 'each shard\'s metrics carry its shard');
   t.notMatch(text, /api_key|password/i, 'no secret in the text');
 

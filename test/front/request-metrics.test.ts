@@ -27,7 +27,8 @@ const lines = async (registry: Registry) => (await registry.metrics()).split('\n
 t.test('the same text as prom-client for the same requests', async (t) => {
   const a = theirs();
   const registry = new Registry();
-  const ours = new RequestMetrics(registry, BOUNDS);
+  const ours = new RequestMetrics(BOUNDS);
+  ours.register(registry);
   t.same(await lines(registry), await lines(a.registry), 'no requests yet: the help and type lines alone');
   // Every bound exactly (a bound is its own bucket's: le is "less than or equal"), between them,
   // below the first, above the last; several methods, routes and statuses.

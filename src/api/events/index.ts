@@ -1,5 +1,5 @@
 import { badRequest } from '../../lib/errors.js';
-import { RawJson } from '../../lib/raw-json.js';
+import { RawFields, RawJson } from '../../lib/raw-json.js';
 import { me, operation, type OpContext } from '../../api-kit/operation.js';
 import { queuesOf } from './manager.js';
 import { registerSchema, type RegisterParams } from './register-params.js';
@@ -63,8 +63,11 @@ const register = operation<RegisterParams>({
       const created = queuesOf(ctx.shard).register(opts);
       return { ...created, state: initialState(ctx, created.queue) };
     });
+    // Serialised while the queue's row commits, rather than after: only the body's one join is
+    // left for then.
+    const fields = RawFields.fields(state);
     await saved;
-    return { queue_id: queue.id, last_event_id: -1, ...state };
+    return { queue_id: queue.id, last_event_id: -1, state: fields };
   },
 });
 

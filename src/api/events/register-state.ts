@@ -29,6 +29,8 @@ import { MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH, usesChannelFolde
 import { playgroundsView } from '../playgrounds/views.js';
 import { realmEmbeddedBots } from '../bots/embedded.js';
 import { realmIncomingWebhookBots } from '../webhooks/registry.js';
+import { stringifyWithRaw } from '../../lib/raw-json.js';
+import { sharedFields } from './register-shared.js';
 
 /**
  * The initial state of POST /register, section by section. Each section is sent when the client
@@ -50,6 +52,12 @@ type Ctx = OpContext<RegisterParams>;
 interface Section {
   when: (want: Want, caps: Record<string, boolean>, ctx: Ctx) => boolean;
   build: (ctx: Ctx, caps: Record<string, boolean>, want: Want) => Record<string, unknown>;
+  /**
+   * For a section the same for every user of the realm (its build reads the realm, the shard's
+   * config and the capabilities, never the user, the request or the time): the key of its copy
+   * in register-shared.ts, naming every capability the build reads.
+   */
+  shared?: (caps: Record<string, boolean>) => string;
 }
 
 const on = (type: string) => (want: Want) => want(type);
@@ -69,7 +77,7 @@ const later = (type: string, key: string, list: (ctx: Ctx) => unknown[]): Sectio
 
 const sections: Section[] = [
   { when: on('alert_words'), build: (ctx) => ({ alert_words: alertWordsSection(ctx.realm, me(ctx)) }) },
-  { when: on('custom_profile_fields'), build: (ctx) => customProfileFieldsSection(ctx.realm) },
+  { when: on('custom_profile_fields'), shared: () => 'custom_profile_fields', build: (ctx) => customProfileFieldsSection(ctx.realm) },
   { when: on('onboarding_steps'), build: () => ({ onboarding_steps: [], navigation_tour_video_url: null }) },
   { when: on('message'), build: (ctx) => ({ max_message_id: maxMessageId(ctx.shard, ctx.realm, me(ctx).id) }) },
   { when: on('drafts'), build: (ctx) => ({ drafts: listDrafts(ctx.shard, ctx.realm, me(ctx).id, 'desc', MAX_DRAFTS_IN_REGISTER).map(draftView) }) },
@@ -89,19 +97,19 @@ const sections: Section[] = [
   // Feature level 390.
   later('navigation_view', 'navigation_views', (ctx) => listViews(ctx.shard, ctx.realm, me(ctx).id).map(navigationView)),
   { when: on('saved_snippets'), build: (ctx) => ({ saved_snippets: listSnippets(ctx.shard, ctx.realm, me(ctx).id).map(snippetView) }) },
-  { when: on('realm'), build: (ctx) => realmSection(ctx.shard, ctx.realm, { longpollTimeoutSecs: ctx.shard.config.heartbeatSeconds + 40 }) },
-  { when: on('realm_user_settings_defaults'), build: (ctx) => ({ realm_user_settings_defaults: realmUserSettingsDefaults(ctx.realm.realm) }) },
-  { when: on('realm_domains'), build: (ctx) => ({ realm_domains: domainsOf(ctx.realm).map(domainView) }) },
-  { when: on('realm_emoji'), build: (ctx) => ({ realm_emoji: realmEmojiViews(ctx.realm) }) },
+  { when: on('realm'), shared: () => 'realm', build: (ctx) => realmSection(ctx.shard, ctx.realm, { longpollTimeoutSecs: ctx.shard.config.heartbeatSeconds + 40 }) },
+  { when: on('realm_user_settings_defaults'), shared: () => 'realm_user_settings_defaults', build: (ctx) => ({ realm_user_settings_defaults: realmUserSettingsDefaults(ctx.realm.realm) }) },
+  { when: on('realm_domains'), shared: () => 'realm_domains', build: (ctx) => ({ realm_domains: domainsOf(ctx.realm).map(domainView) }) },
+  { when: on('realm_emoji'), shared: () => 'realm_emoji', build: (ctx) => ({ realm_emoji: realmEmojiViews(ctx.realm) }) },
   // Clients without linkifier_url_template cannot read templates: the reference sends them none.
-  { when: on('realm_linkifiers'), build: (ctx, caps) => ({ realm_linkifiers: caps.linkifier_url_template ? linkifiersView(ctx.realm) : [] }) },
+  { when: on('realm_linkifiers'), shared: (caps) => `realm_linkifiers:${caps.linkifier_url_template}`, build: (ctx, caps) => ({ realm_linkifiers: caps.linkifier_url_template ? linkifiersView(ctx.realm) : [] }) },
   { when: on('realm_filters'), build: () => ({ realm_filters: [] }) },
-  { when: on('realm_playgrounds'), build: (ctx) => ({ realm_playgrounds: playgroundsView(ctx.realm) }) },
-  { when: on('realm_user_groups'), build: (ctx, caps) => ({ realm_user_groups: realmUserGroups(ctx.realm, caps.include_deactivated_groups) }) },
+  { when: on('realm_playgrounds'), shared: () => 'realm_playgrounds', build: (ctx) => ({ realm_playgrounds: playgroundsView(ctx.realm) }) },
+  { when: on('realm_user_groups'), shared: (caps) => `realm_user_groups:${caps.include_deactivated_groups}`, build: (ctx, caps) => ({ realm_user_groups: realmUserGroups(ctx.realm, caps.include_deactivated_groups) }) },
   { when: on('realm_user'), build: (ctx, caps) => realmUserSection(ctx.shard, ctx.realm, me(ctx), ctx.params.client_gravatar, caps.user_list_incomplete) },
   { when: on('realm_bot'), build: (ctx) => ({ realm_bots: realmBots(ctx.realm, me(ctx)) }) },
-  { when: on('realm_embedded_bots'), build: () => ({ realm_embedded_bots: realmEmbeddedBots() }) },
-  { when: on('realm_incoming_webhook_bots'), build: () => ({ realm_incoming_webhook_bots: realmIncomingWebhookBots() }) },
+  { when: on('realm_embedded_bots'), shared: () => 'realm_embedded_bots', build: () => ({ realm_embedded_bots: realmEmbeddedBots() }) },
+  { when: on('realm_incoming_webhook_bots'), shared: () => 'realm_incoming_webhook_bots', build: () => ({ realm_incoming_webhook_bots: realmIncomingWebhookBots() }) },
   { when: on('recent_private_conversations'), build: (ctx) => ({ recent_private_conversations: recentPrivateConversations(ctx.shard, ctx.realm, me(ctx).id) }) },
   {
     when: on('subscription'),
@@ -138,14 +146,43 @@ const sections: Section[] = [
   { when: on('giphy'), build: () => ({ giphy_api_key: '' }) },
 ];
 
-/** The state for the sections the client asked for (all when it names none). */
+/**
+ * The state for the sections the client asked for (all when it names none). Sections the same
+ * for every user come as their realm's serialised copy (RawFields, register-shared.ts); with
+ * the config's registerCacheCheck (tests), every such copy is built afresh too and the whole
+ * state, serialised both ways, must be the same text.
+ */
 export function initialState(ctx: Ctx, queue: EventQueue): Record<string, unknown> {
   const named = ctx.params.fetch_event_types ?? ctx.params.event_types;
   const types = named ? new Set(named) : null;
   const want = Object.assign((type: string) => types === null || types.has(type), { all: types === null });
   const caps = queue.opts.capabilities;
+  const check = ctx.shard.config.registerCacheCheck === true;
   // Shown whatever was asked: what every client reads before anything else.
   const out: Record<string, unknown> = { zulip_version: ZULIP_VERSION, zulip_feature_level: ZULIP_FEATURE_LEVEL, zulip_merge_base: ZULIP_MERGE_BASE };
-  for (const section of sections) if (section.when(want, caps, ctx)) Object.assign(out, section.build(ctx, caps, want));
+  const fresh: Record<string, unknown> | null = check ? { ...out } : null;
+  for (const section of sections) {
+    if (!section.when(want, caps, ctx)) continue;
+    if (section.shared) {
+      const key = section.shared(caps);
+      out[`\0${key}`] = sharedFields(ctx.shard, ctx.realm, key, () => section.build(ctx, caps, want));
+      if (fresh) Object.assign(fresh, section.build(ctx, caps, want));
+      continue;
+    }
+    const part = section.build(ctx, caps, want);
+    Object.assign(out, part);
+    if (fresh) Object.assign(fresh, part);
+  }
+  if (fresh) {
+    const cached = stringifyWithRaw(out);
+    const built = stringifyWithRaw(fresh);
+    if (cached !== built) throw new Error(`register's shared sections differ from a fresh build at ${firstDifference(cached, built)}`);
+  }
   return out;
+}
+
+function firstDifference(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return `${i}: ${a.slice(Math.max(0, i - 80), i + 80)} / ${b.slice(Math.max(0, i - 80), i + 80)}`;
 }
