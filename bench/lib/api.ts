@@ -41,8 +41,8 @@ export class Cancel {
  * One HTTP/1.1 request and its whole answer, on a keep-alive pool: the status and the body as
  * text. What undici's `request` does, less the stream it wraps the body in (a Readable and its
  * events per answer, then read whole anyway), which cost the bench's pollers more CPU than
- * anything but their JSON parse; the peer's BOSH clients use it too (peer/xmpp.ts), so both HTTP
- * clients are the same.
+ * anything but their JSON parse. The peer's BOSH clients keep `request` (bench/README.md says
+ * why).
  */
 export function exchange(pool: Dispatcher, options: Dispatcher.DispatchOptions & { signal?: AbortSignal | Cancel }): Promise<{ status: number; text: string }> {
   const { signal, ...dispatch } = options;

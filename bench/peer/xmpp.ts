@@ -1,6 +1,5 @@
 import { connect, type Socket } from 'node:net';
 import { Pool } from 'undici';
-import { exchange } from '../lib/api.js';
 
 /**
  * Minimal XMPP clients for the peer bench, over raw sockets and HTTP: just what joining a
@@ -115,8 +114,9 @@ export async function boshClient(pool: Pool, domain: string, room: string, nick:
   let open = true;
   const wrap = (inner: string, attrs = '') => `<body rid='${rid++}' sid='${sid}' xmlns='http://jabber.org/protocol/httpbind'${attrs}>${inner}</body>`;
   const post = async (body: string): Promise<string> => {
-    const { status, text } = await exchange(pool, { method: 'POST', path: '/bosh', headers: { 'content-type': 'text/xml; charset=utf-8' }, body });
-    if (status !== 200) throw new Error(`BOSH ${status}: ${text.slice(0, 200)}`);
+    const res = await pool.request({ method: 'POST', path: '/bosh', headers: { 'content-type': 'text/xml; charset=utf-8' }, body });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`BOSH ${res.statusCode}: ${text.slice(0, 200)}`);
     for (const s of stanzas(text).found) {
       const msg = messageBody(s);
       if (msg) onBody(msg.body, msg.from);
