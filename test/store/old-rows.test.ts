@@ -1,16 +1,15 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { open } from 'lmdb';
-import { Packr } from 'msgpackr';
 import { openShardStore, shardPath, type ShardTable } from '../../src/store/shard-store.js';
 import { tempDir } from '../cli/run.js';
 
 /**
- * lmdb encodes the store's rows with our msgpackr (2.x, `overrides` in package.json), where it
- * used to carry its own (1.12.1): one copy of msgpackr per thread instead of two. Nothing on disk
- * may change with it. Rows as the build at 843adce wrote them (test/fixtures/store/README.md),
- * with each table's shared structures, are read by the current code as that build read them, and
- * written again they are the same bytes.
+ * Nothing on disk may change when the store's encoder does (lmdb's msgpackr, or an upgrade of
+ * either). Rows as the build at 843adce wrote them (test/fixtures/store/README.md), with each
+ * table's shared structures, are read by the current code as that build read them, and written
+ * again they are the same bytes. (lmdb on our msgpackr 2.x instead of its own 1.12.1 passed
+ * this, then a test process crashed with SIGSEGV in its CI run: lmdb keeps its own copy.)
  */
 interface Fixture {
   [table: string]: { structures: string | null; rows: { key: unknown; bytes: string; value: unknown }[] };
@@ -30,7 +29,7 @@ function tagged(value: unknown): unknown {
   );
 }
 
-t.test('rows written with lmdb\'s own msgpackr 1.12.1 read and write as before', async (t) => {
+t.test('rows written by an earlier build read and write as before', async (t) => {
   const dataDir = tempDir(t, 'stoa-old-rows-');
   // The old rows' bytes, as they were on disk.
   const raw = open({ path: shardPath(dataDir, 0), maxDbs: 64 });
@@ -42,7 +41,6 @@ t.test('rows written with lmdb\'s own msgpackr 1.12.1 read and write as before',
   await raw.close();
 
   const store = openShardStore(dataDir, 0);
-  t.ok((store.users as unknown as { encoder: unknown }).encoder instanceof Packr, 'lmdb encodes with our msgpackr, not a copy of its own');
   let rows = 0;
   let withStructures = 0;
   for (const [name, table] of Object.entries(fixture)) {
