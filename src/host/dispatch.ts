@@ -8,7 +8,7 @@ import { log } from '../lib/log.js';
 import { parseParams } from '../lib/params.js';
 import { bodyIntoArena } from '../lib/body-arena.js';
 import type { DeskMode } from '../shard/desk-wire.js';
-import { RawFields, RawJson, stringifyPieces } from '../lib/raw-json.js';
+import { RawFields, RawJson, stringifyPieces, stringifyWithRaw } from '../lib/raw-json.js';
 import type { RealmState } from '../model/realm-state.js';
 import { BOT_TYPE, ROLE, type UserRecord } from '../model/types.js';
 import { isWrite } from '../shard/realm-gate.js';
@@ -132,7 +132,7 @@ function success(fields: Record<string, unknown>, ignored: string[]): Reply {
   // A page of messages is joined here, as it always was: keeping its pieces to the end cost P5 a
   // sixth of its rate (bench/RESULTS.md, the lead's pairs of 2026-11-28 07:30). A /register
   // (RawFields: a few big sections) is joined by dispatch, or encoded piece by piece into the arena.
-  if (!values.some((v) => v instanceof RawFields)) return { status: 200, body: stringifyPieces(body).join('') };
+  if (!values.some((v) => v instanceof RawFields)) return { status: 200, body: stringifyWithRaw(body) };
   const reply: Reply = { status: 200, body: '' };
   rawBodies.set(reply, stringifyPieces(body));
   return reply;
