@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { parse as parseQueryString } from 'node:querystring';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
+// Before koa-bodyparser: co-body's qs, which it never calls, stays unloaded.
+import './no-qs.js';
 import bodyParser from 'koa-bodyparser';
 import getRawBody from 'raw-body';
 import type { Context, Middleware, Next } from 'koa';
