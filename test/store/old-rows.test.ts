@@ -8,8 +8,9 @@ import { tempDir } from '../cli/run.js';
  * Nothing on disk may change when the store's encoder does (lmdb's msgpackr, or an upgrade of
  * either). Rows as the build at 843adce wrote them (test/fixtures/store/README.md), with each
  * table's shared structures, are read by the current code as that build read them, and written
- * again they are the same bytes. (lmdb on our msgpackr 2.x instead of its own 1.12.1 passed
- * this, then a test process crashed with SIGSEGV in its CI run: lmdb keeps its own copy.)
+ * again they are the same bytes. (lmdb on msgpackr 2.x instead of its own 1.12.1 passed this,
+ * then a test process crashed with SIGSEGV in its CI run: the store and lmdb share the 1.x that
+ * lmdb declares, test/store/one-msgpackr.test.ts.)
  */
 interface Fixture {
   [table: string]: { structures: string | null; rows: { key: unknown; bytes: string; value: unknown }[] };
