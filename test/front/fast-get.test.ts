@@ -15,8 +15,21 @@ interface Raw {
 
 const HEADERS = ['content-type', 'content-length', 'www-authenticate', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'connection'];
 
+/**
+ * The rate limiters read the time in Date.now()'s milliseconds, and each request counted moves
+ * its key 60 us ahead (a million requests a minute): a request counted within the millisecond of
+ * the one before it sees one request fewer remaining (999,998 against 999,999), on either path.
+ * Each request here starts in a later millisecond than the one before it ended, so that
+ * X-RateLimit-Remaining compares the two paths and not two readings of the clock.
+ */
+let lastEnded = 0;
+async function laterMillisecond(): Promise<void> {
+  while (Date.now() <= lastEnded) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
 /** GET `path` with the query `params`; `body` sends the request through Koa. */
-function get(ts: TestServer, params: Record<string, string>, opts: { body?: boolean; authorization?: string | null; host?: string; path?: string } = {}): Promise<Raw> {
+async function get(ts: TestServer, params: Record<string, string>, opts: { body?: boolean; authorization?: string | null; host?: string; path?: string } = {}): Promise<Raw> {
+  await laterMillisecond();
   const headers: Record<string, string> = { host: opts.host ?? ts.server.config.externalHost };
   const authorization = opts.authorization === undefined ? `Basic ${Buffer.from(`${ts.owner.email}:${ts.owner.apiKey}`).toString('base64')}` : opts.authorization;
   if (authorization !== null) headers.authorization = authorization;
@@ -31,7 +44,10 @@ function get(ts: TestServer, params: Record<string, string>, opts: { body?: bool
     const req = httpRequest({ host: '127.0.0.1', port: ts.port, method: 'GET', path, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        lastEnded = Date.now();
+        resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+      });
     });
     req.on('error', reject);
     req.end(body);
