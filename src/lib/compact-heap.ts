@@ -54,24 +54,21 @@ function youngGenerationMb(): number {
  * collection leaves is then four times what lives, as after an ordinary collection of an idle
  * program. V8's flags are the process's, so the threads' collections run inside one call.
  *
- * The same collections also drop the bytecode and the baseline (Sparkplug) code of every function
- * not running: most of it is the start's (module bodies, the store's load, the config), which
- * never runs again, and V8 would otherwise keep it until five full collections have passed it by,
- * which an idle server does not run. What a later request calls is compiled again from the source
- * V8 keeps: 1.7 MB of heap per thread for a few milliseconds of compiling, once
- * (bench/RESULTS.md, the idle4 session).
+ * It does not also drop the start's bytecode and baseline code, as it did through V8's
+ * `--stress-flush-code` and `--flush-baseline-code` for the same collections (1.7 MB of heap a
+ * thread). Those are V8's testing flags, and turning them on and off while other threads run
+ * crashed V8: a stress script that did what this did, over and over, while two worker threads
+ * compiled and called code, died in 6 of 12 one-minute runs (4 of V8's fatal errors in
+ * `SharedFunctionInfo::GetCode` and `MarkCompactCollector::ProcessMarkingWorklist`, 2 SIGSEGV).
+ * The same script without them ran 12 of 12 clean. A test process of the CI died of SIGSEGV
+ * during the 2.5 s of quiet in which its server compacted (bench/RESULTS.md, the idle6 session).
  */
 export async function withRoomyOldGeneration<T>(fn: () => Promise<T>): Promise<T> {
   setFlagsFromString('--heap-growing-percent=300');
-  setFlagsFromString('--stress-flush-code');
-  setFlagsFromString('--flush-baseline-code');
   try {
     return await fn();
   } finally {
     // 0: V8's own choice, from the collector's and the program's speeds.
     setFlagsFromString('--heap-growing-percent=0');
-    // Node's defaults: bytecode flushed after five full collections without a call, baseline code kept.
-    setFlagsFromString('--no-stress-flush-code');
-    setFlagsFromString('--no-flush-baseline-code');
   }
 }
