@@ -71,6 +71,9 @@ t.test('GET /metrics', async (t) => {
   t.ok(sample(text, 'stoa_http_requests_total', { method: 'GET', route: '/api/v1/users/{user_id_or_email}', status: '400' }) === 1, 'errors counted under their route and status, not their path');
   t.ok((sample(text, 'stoa_http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/users/me' }) ?? 0) >= 3, 'latencies, as a histogram');
   t.ok(sample(text, 'stoa_http_request_duration_seconds_bucket', { method: 'GET', route: '/api/v1/users/me', le: '+Inf' }) !== undefined, 'with buckets');
+  // A send's form body takes the fast path (front/fast-post.ts), not Koa's: counted the same.
+  t.ok((sample(text, 'stoa_http_requests_total', { method: 'POST', route: '/api/v1/messages', status: '200' }) ?? 0) >= 1, 'sends, answered on the fast path, are counted');
+  t.ok((sample(text, 'stoa_http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/messages' }) ?? 0) >= 1, 'and timed');
   t.ok((sample(text, 'stoa_event_queues') ?? 0) >= 1, 'event queues');
   t.ok((sample(text, 'stoa_parked_polls') ?? 0) >= 1, 'parked long-polls');
   t.ok((sample(text, 'stoa_commits_total', { outcome: 'committed' }) ?? 0) >= 1, 'commits');

@@ -140,6 +140,20 @@ t.test('channels, groups, statuses and avatars', { skip: browserMissing }, async
     await other.context().close();
   });
 
+  t.test('a field keeps what is typed while events arrive', async (t) => {
+    await page.goto(`${base}/#settings/profile`);
+    await page.fill('#field-full_name', 'Bob the Builder');
+    // Carol's message re-renders the app (the sidebar's unread count) before Bob saves.
+    const before = await page.evaluate(() => Number(document.querySelector('a[data-channel="general"] .count')?.textContent ?? 0));
+    const sent = await ts.as(carol)('POST', '/messages', { params: { type: 'stream', to: 'general', topic: 'typing', content: 'Meanwhile' } });
+    t.equal(sent.status, 200, 'Carol sends a message while Bob types');
+    await page.waitForFunction((n) => Number(document.querySelector('a[data-channel="general"] .count')?.textContent ?? 0) === n, before + 1);
+    t.equal(await page.inputValue('#field-full_name'), 'Bob the Builder', 'the event left the typed name in the field');
+    await page.click('form[aria-label="Your name"] button[type=submit]');
+    await page.waitForSelector('form[aria-label="Your name"] .ok:has-text("Saved.")');
+    t.equal((await asBob('GET', '/users/me')).body.full_name, 'Bob the Builder', 'and the name saved is the one typed');
+  });
+
   t.test('a status with its emoji, shown beside the name', async (t) => {
     await page.goto(`${base}/#settings/profile`);
     await page.click('button[aria-labelledby="status-emoji-label status-emoji-current"]');

@@ -46,7 +46,7 @@ export function AdminSection({ store, section }: { store: Store; section: string
             <Field label="Organization name" name="name" value={store.realm.name} required />
             <p class="field">
               <label for="org-description">Description</label>
-              <textarea id="org-description" name="description" rows={3} value={store.realm.description} />
+              <textarea id="org-description" name="description" rows={3} defaultValue={store.realm.description} />
             </p>
           </ActionForm>
         </>

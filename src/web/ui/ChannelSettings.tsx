@@ -62,7 +62,7 @@ export function ChannelSettings({ store, streamId }: { store: Store; streamId: n
         </button>
       </p>
       {sub ? <Personal store={store} sub={sub} /> : <p>Subscribe to choose its colour and notifications.</p>}
-      {store.canAdminister(streamId) && <Organization store={store} stream={stream} />}
+      {store.canAdminister(streamId) && <Organization key={streamId} store={store} stream={stream} />}
     </>
   );
 }

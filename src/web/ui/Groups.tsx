@@ -48,7 +48,7 @@ const attempt = (fn: () => Promise<unknown>) => {
 
 export function Groups({ store, id }: { store: Store; id?: number }) {
   const group = id !== undefined ? store.groups.get(id) : undefined;
-  if (group && !group.is_system_group) return <GroupDetail store={store} g={group} />;
+  if (group && !group.is_system_group) return <GroupDetail key={group.id} store={store} g={group} />;
   const groups = store.groups.named().sort((a, b) => compareNames(a.name, b.name));
   return (
     <>

@@ -42,12 +42,17 @@ export function ActionForm(props: { label: string; submit: string; action: (data
   );
 }
 
+/**
+ * A form field showing `value` until the person edits it (the input's default, not its value):
+ * the view re-renders with every event, and an input bound to `value` would be reset to it each
+ * time, dropping what was typed before it was submitted.
+ */
 export function Field(props: { label: string; name: string; type?: string; value?: string; required?: boolean; placeholder?: string; autocomplete?: string; minLength?: number }) {
   const id = `field-${props.name}`;
   return (
     <p class="field">
       <label for={id}>{props.label}</label>
-      <input id={id} name={props.name} type={(props.type ?? 'text') as 'text'} value={props.value} required={props.required} placeholder={props.placeholder} autoComplete={props.autocomplete} minLength={props.minLength} />
+      <input id={id} name={props.name} type={(props.type ?? 'text') as 'text'} defaultValue={props.value} required={props.required} placeholder={props.placeholder} autoComplete={props.autocomplete} minLength={props.minLength} />
     </p>
   );
 }
