@@ -1,7 +1,7 @@
 import { rateLimited } from '../lib/errors.js';
 import type { RateLimiter } from '../lib/rate-limit.js';
 import type { Reply } from './dispatch.js';
-import { eventsBody, type DeskTask, type Grant, type ShardNote } from '../shard/desk-wire.js';
+import { DESK_ANSWERED, DESK_IDLE, DESK_PARKED, deskTask, eventsBody, type DeskTask, type Grant, type ShardNote } from '../shard/desk-wire.js';
 
 /**
  * The front end's long-poll desks for one shard: copies of queues' unacknowledged events, kept
@@ -13,8 +13,8 @@ import { eventsBody, type DeskTask, type Grant, type ShardNote } from '../shard/
  * takes the desks away: an `auth` note), plain parameters (queue_id, last_event_id, dont_block,
  * in canonical form), a last_event_id within what the desk holds (anything else, an error among
  * them, goes to the shard), and the user's GET /events budget, counted here as the shard counts
- * it. The shard hears of every poll answered here (a `deskPoll` task: acknowledgement, parked or
- * not), so its queue, expiry and heartbeat stay as they would have been.
+ * it. The shard hears of every poll answered here (an entry of a `desks` task: acknowledgement,
+ * parked or not), so its queue, expiry and heartbeat stay as they would have been.
  */
 export interface DeskPoll {
   realmId: number;
@@ -104,7 +104,7 @@ export class FrontDesks {
     if (desk.parked) this.answerEmpty(poll.queueId, desk.parked);
     desk.parked = null;
     const now = desk.ids.length > 0 || poll.dontBlock || this.draining;
-    this.send({ kind: 'deskPoll', queueId: poll.queueId, lastEventId: last, parked: !now, newest: desk.newest });
+    this.send(deskTask(poll.queueId, now ? DESK_ANSWERED : DESK_PARKED, last, desk.newest));
     return this.answerOrPark(desk, { poll, headers, userId: desk.userId }, now);
   }
 
@@ -119,7 +119,7 @@ export class FrontDesks {
       leave: () => {
         if (desk.parked !== parked || this.desks.get(desk.queueId) !== desk) return;
         desk.parked = null;
-        this.send({ kind: 'deskIdle', queueId: desk.queueId });
+        this.send(deskTask(desk.queueId, DESK_IDLE));
       },
     };
   }
@@ -147,7 +147,7 @@ export class FrontDesks {
       else {
         this.answerEmpty(grant.queueId, parked);
         // As for a poll parked at a desk an auth note takes away: the queue ages until the next.
-        this.send({ kind: 'deskIdle', queueId: grant.queueId });
+        this.send(deskTask(grant.queueId, DESK_IDLE));
       }
       return noTicket;
     }
@@ -200,7 +200,7 @@ export class FrontDesks {
           if (desk.parked) (woken ??= []).push(desk);
         }
         // Answered with every event of the commit. The shard knows these polls are over
-        // (desk-wire.ts, deskIdle): no note back.
+        // (desk-wire.ts, DESK_IDLE): no note back.
         if (woken) {
           for (const desk of woken) {
             const parked = desk.parked;
@@ -225,7 +225,7 @@ export class FrontDesks {
           const parked = desk.parked !== null;
           this.forget(queueId);
           // A poll parked there ended: the shard lets the queue age until the next one.
-          if (parked) this.send({ kind: 'deskIdle', queueId });
+          if (parked) this.send(deskTask(queueId, DESK_IDLE));
         }
         return;
       case 'drain':

@@ -37,6 +37,13 @@ interface Waiter {
   sync?: (value: unknown) => void;
 }
 
+interface ListTask {
+  kind: string;
+  list: unknown[];
+}
+
+const isList = (task: unknown): task is ListTask => typeof task === 'object' && task !== null && Array.isArray((task as ListTask).list) && typeof (task as ListTask).kind === 'string';
+
 /** The front end's side: one per shard. */
 export class ShardLink {
   private port: MessagePort | null = null;
@@ -71,8 +78,19 @@ export class ShardLink {
     });
   }
 
-  /** A task whose answer nobody waits for. */
+  /**
+   * A task whose answer nobody waits for. A task that is a `list` (desk-wire.ts `desks`) joins
+   * one of its kind queued just before it, so the polls a turn answers at the desks cross as one
+   * array, one object to clone and one task to run on the shard; anything queued between them
+   * keeps them apart, and so the order.
+   */
   notify(task: unknown): void {
+    const last = this.outbox.length > 0 ? this.outbox[this.outbox.length - 1] : undefined;
+    if (last && last[0] === 0 && isList(task) && isList(last[1]) && last[1].kind === task.kind) {
+      const into = last[1].list;
+      for (const item of task.list) into.push(item);
+      return;
+    }
     this.send([0, task]);
   }
 

@@ -48,8 +48,7 @@ export default async function handle(task: ShardTask): Promise<unknown> {
       shard.toFront = serveLink(task.port, handle);
       if (task.hashPort) hashPortArrived(task.hashPort);
       return null;
-    case 'deskPoll':
-    case 'deskIdle':
+    case 'desks':
       queuesOf(shard).desks.run(task);
       return null;
     case 'request':

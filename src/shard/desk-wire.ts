@@ -81,17 +81,41 @@ export type ShardNote =
    */
   | { kind: 'reset'; revoked?: number };
 
-/** Front end -> shard (link tasks nobody waits for). */
-export type DeskTask =
-  /**
-   * A poll answered or parked at a desk: it acknowledged up to lastEventId (if given). `newest`
-   * is the newest event id the desk had seen: a poll parked below events the shard has already
-   * sent is answered as they arrive, so it is over as far as the shard is concerned.
-   */
-  | { kind: 'deskPoll'; queueId: string; lastEventId?: number; parked: boolean; newest: number }
-  /**
-   * The poll parked at a desk ended without events (its client left, or a new poll came, or
-   * the realm's desks went). One answered with events needs none: the shard ended it when it
-   * sent them (ShardDesks.pushFor), or when its deskPoll came in after them.
-   */
-  | { kind: 'deskIdle'; queueId: string };
+/** What a desk tells the shard of one poll, in a `desks` task. */
+export const DESK_ANSWERED = 0;
+/**
+ * The poll parked at the desk. `newest` is the newest event id the desk had seen: a poll parked
+ * below events the shard has already sent is answered as they arrive, so it is over as far as
+ * the shard is concerned.
+ */
+export const DESK_PARKED = 1;
+/**
+ * The poll parked at a desk ended without events (its client left, or a new poll came, or the
+ * realm's desks went). One answered with events needs none: the shard ended it when it sent them
+ * (ShardDesks.pushFor), or when its poll's entry came in after them.
+ */
+export const DESK_IDLE = 2;
+
+/**
+ * Front end -> shard (a link task nobody waits for): polls answered or parked at desks, each
+ * acknowledging up to lastEventId (null: none given), as [queueId, state, lastEventId, newest,
+ * ...]. One flat array for many polls (the link joins the `desks` tasks queued one after another:
+ * link.ts notify), not an object per poll: a message to a 50-member channel brings up to 50 polls,
+ * and each object, cloned on one thread and rebuilt on the other, then run as a task of its own
+ * (a promise and a catch each), was most of the shard's time per send under P2.
+ */
+export type DeskTask = { kind: 'desks'; list: (string | number | null)[] };
+
+export function deskTask(queueId: string, state: number, lastEventId?: number, newest = -1): DeskTask {
+  return { kind: 'desks', list: [queueId, state, lastEventId ?? null, newest] };
+}
+
+/** A `desks` task's polls, one by one (ShardDesks.run reads the list in place). */
+export function deskEntries(task: DeskTask): { queueId: string; state: number; lastEventId?: number; newest: number }[] {
+  const out: { queueId: string; state: number; lastEventId?: number; newest: number }[] = [];
+  for (let i = 0; i < task.list.length; i += 4) {
+    const last = task.list[i + 2] as number | null;
+    out.push({ queueId: task.list[i] as string, state: task.list[i + 1] as number, ...(last === null ? {} : { lastEventId: last }), newest: task.list[i + 3] as number });
+  }
+  return out;
+}

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { RateLimiter } from '../../src/lib/rate-limit.js';
 import { FrontDesks, type DeskPoll } from '../../src/host/desk.js';
-import type { DeskTask, Grant } from '../../src/shard/desk-wire.js';
+import { DESK_ANSWERED, DESK_IDLE, DESK_PARKED, deskEntries, type DeskTask, type Grant } from '../../src/shard/desk-wire.js';
 import type { Reply } from '../../src/host/dispatch.js';
 
 /**
@@ -28,7 +28,7 @@ t.test('a desk answers from its events and tells the shard', async (t) => {
   grant({ ids: [3, 4], heads: [head(3), head(4)], newestPruned: 2 });
   t.ok(poll({ lastEventId: 3 }), 'answered at the desk');
   t.same(JSON.parse(replies[0].body), { result: 'success', msg: '', events: [{ type: 'message', n: 4, id: 4 }], queue_id: 'q1' }, 'with what is left after the acknowledgement');
-  t.same(sent, [{ kind: 'deskPoll', queueId: 'q1', lastEventId: 3, parked: false, newest: 4 }], 'the shard hears of the acknowledgement');
+  t.same(sent.flatMap(deskEntries), [{ queueId: 'q1', state: DESK_ANSWERED, lastEventId: 3, newest: 4 }], 'the shard hears of the acknowledgement');
   t.equal(poll({ lastEventId: 2 }), null, 'an id below what was pruned goes to the shard (an error)');
   t.equal(poll({ lastEventId: 9 }), null, 'an id the desk never saw goes to the shard');
   t.equal(poll({ authorization: 'Basic other' }), null, 'other credentials go to the shard');
@@ -42,7 +42,7 @@ t.test('a parked poll is answered by the next events, a heartbeat or a new poll'
   const ticket = poll({ lastEventId: -1 });
   t.ok(ticket, 'parked at the desk');
   t.equal(replies.length, 0, 'no answer yet');
-  t.same(sent.at(-1), { kind: 'deskPoll', queueId: 'q1', lastEventId: -1, parked: true, newest: -1 }, 'the shard keeps its heartbeat, told the newest id the desk had');
+  t.same(sent.flatMap(deskEntries).at(-1), { queueId: 'q1', state: DESK_PARKED, lastEventId: -1, newest: -1 }, 'the shard keeps its heartbeat, told the newest id the desk had');
   const told = sent.length;
   desks.note({ kind: 'events', heads: [head(0)], list: [0, 0, 0, 9, 5, 0] });
   t.same(JSON.parse(replies[0].body).events, [{ type: 'message', n: 0, id: 0 }], 'the events wake it');
@@ -54,7 +54,7 @@ t.test('a parked poll is answered by the next events, a heartbeat or a new poll'
   const last = poll({ lastEventId: 0 })!;
   replies.length = 0;
   last.leave();
-  t.same(sent.slice(before + 1), [{ kind: 'deskIdle', queueId: 'q1' }], 'a client that leaves frees the queue to age');
+  t.same(sent.slice(before + 1).flatMap(deskEntries), [{ queueId: 'q1', state: DESK_IDLE, newest: -1 }], 'a client that leaves frees the queue to age');
   t.equal(replies.length, 0, 'and gets nothing');
 });
 
@@ -92,7 +92,7 @@ t.test('the desk counts polls against the GET /events budget', async (t) => {
   t.same(replies.map((r) => r.status), [200, 200, 429], 'the granting poll counts; then two more, then refused');
   t.equal(replies[0].headers?.['X-RateLimit-Remaining'], '1', 'with what is left');
   t.equal(JSON.parse(replies[2].body).code, 'RATE_LIMIT_HIT', 'refused as the shard refuses');
-  t.equal(sent.filter((task) => task.kind === 'deskPoll').length, 2, 'a refused poll acknowledges nothing');
+  t.equal(sent.flatMap(deskEntries).filter((poll) => poll.state !== DESK_IDLE).length, 2, 'a refused poll acknowledges nothing');
 });
 
 t.test('a desk says when its answer is ASCII, so the front end can skip the byte count', async (t) => {

@@ -142,3 +142,33 @@ t.test("the front end's side: answers reach their callers out of order, numbers 
   t.equal(await link.call<number>({ v: 7 }), 14, 'a call after the end goes over a new channel');
   link.close();
 });
+
+t.test("the front end's side: list tasks queued one after another cross as one, in order with the rest", async (t) => {
+  const { ShardLink } = await import('../../src/host/link.js');
+  const posts: unknown[][] = [];
+  const ran: unknown[] = [];
+  const link = new ShardLink(async (port) => {
+    port.on('message', (items: unknown[]) => posts.push(items));
+    serveLink(port, (async (task: unknown) => {
+      ran.push(task);
+      return 'ok';
+    }) as never);
+  });
+  // Connected first, so that what follows is one turn's outbox.
+  t.equal(await link.call('hello'), 'ok', 'the channel is up');
+  posts.length = 0;
+  ran.length = 0;
+  link.notify({ kind: 'desks', list: ['q1', 0] });
+  link.notify({ kind: 'desks', list: ['q2', 1] });
+  const answered = link.call('send');
+  link.notify({ kind: 'desks', list: ['q3', 2] });
+  link.notify({ kind: 'other', list: ['x'] });
+  link.notify({ kind: 'other', list: ['y'] });
+  link.notify('plain');
+  link.notify('plain');
+  t.equal(await answered, 'ok');
+  await until(() => ran.length >= 6);
+  t.equal(posts.length, 1, 'one post');
+  t.same(ran, [{ kind: 'desks', list: ['q1', 0, 'q2', 1] }, 'send', { kind: 'desks', list: ['q3', 2] }, { kind: 'other', list: ['x', 'y'] }, 'plain', 'plain'], 'each run of a kind joined, nothing moved past a task between');
+  link.close();
+});

@@ -1,7 +1,7 @@
 import type { ApiError } from '../../lib/errors.js';
 import type { Timer } from '../../lib/timer-wheel.js';
 import { RealmState } from '../../model/realm-state.js';
-import { eventsBody, type DeskTask, type Grant } from '../../shard/desk-wire.js';
+import { DESK_IDLE, DESK_PARKED, eventsBody, type DeskTask, type Grant } from '../../shard/desk-wire.js';
 import type { Shard } from '../../shard/shard.js';
 import { userLimitersOf } from '../../lib/rate-limit.js';
 import { eventHead, type EventQueue, type ShapedEvent } from './queue.js';
@@ -21,7 +21,7 @@ import { eventHead, type EventQueue, type ShapedEvent } from './queue.js';
  *     poll ── not at a desk ─────────────────────>  poll(): answer + Grant (a desk number)
  *     desk <──────────────────────────────────────  ...
  *     poll ── at the desk: answered or parked here
- *          ── deskPoll {ack, parked, newest} ─────>  prune, expiry / heartbeat, rate count
+ *          ── desks [queue, state, ack, newest] ─>  prune, expiry / heartbeat, rate count
  *     desk <── events {heads, [desk, id, head]} ──  a commit's deliveries to remote queues
  *     desk <── drop / auth / drain / reset ───────  queue gone; credentials changed; stop
  *
@@ -115,24 +115,28 @@ export class ShardDesks {
     queue.remoteParked = null;
   }
 
-  /** Tasks from the front end's desks. */
+  /** The front end's desks' polls (desk-wire.ts DeskTask), in the order they were answered or parked. */
   run(task: DeskTask): void {
-    const queue = this.hooks.queue(task.queueId);
+    const { list } = task;
+    for (let i = 0; i + 3 < list.length; i += 4) this.polled(list[i] as string, list[i + 1] as number, list[i + 2] as number | null, list[i + 3] as number);
+  }
+
+  private polled(queueId: string, state: number, lastEventId: number | null, newest: number): void {
+    const queue = this.hooks.queue(queueId);
     // A desk the shard has taken back (or a queue gone) since the front end sent this.
     if (!queue || !queue.remote) return;
     // The front end has the desk: what it is sent from now on comes after the grant.
     queue.grantOnItsWay = null;
     this.unpark(queue);
     queue.lastUsed = Date.now();
-    if (task.kind === 'deskIdle') return this.hooks.armExpiry(queue);
-    const { lastEventId } = task;
+    if (state === DESK_IDLE) return this.hooks.armExpiry(queue);
     // The desk checked it against the same events; a mismatch would be a bug, not a client's.
-    if (lastEventId !== undefined && lastEventId >= queue.newestPruned && lastEventId <= queue.lastEventId) queue.prune(lastEventId);
+    if (lastEventId !== null && lastEventId >= queue.newestPruned && lastEventId <= queue.lastEventId) queue.prune(lastEventId);
     // Counted here too, so that a poll that reaches the shard later meets the same budget.
     userLimitersOf(this.shard)?.events.take(`${queue.opts.realmId}:${queue.opts.userId}`);
     // A poll parked while events it had not seen were on their way is answered with them as they
     // reach the desk (which then tells nothing more): for the shard it is over already.
-    if (task.parked && queue.newestQueued <= task.newest) {
+    if (state === DESK_PARKED && queue.newestQueued <= newest) {
       this.hooks.cancelExpiry(queue);
       queue.remoteParked = this.hooks.heartbeat(queue);
     } else this.hooks.armExpiry(queue);

@@ -58,7 +58,31 @@ function linkifiers(realm: RealmState): RenderContext['linkifiers'] {
   return (realm.realm.linkifiers ?? []).map(({ pattern, urlTemplate }) => ({ pattern, urlTemplate }));
 }
 
+interface TopicLinks {
+  linkifiers: unknown;
+  topic: string;
+  links: { text: string; url: string }[];
+}
+
+/**
+ * Each realm's last topic and its links. A send shapes its message for each kind of client, and
+ * a topic is sent to many times in a row; the web-link pattern (every TLD) run over the topic's
+ * words each time was a tenth of the commit's time on the shard. The realm's linkifiers are
+ * replaced, never changed in place (api/linkifiers/actions.ts), so their array says whether the
+ * links still hold.
+ */
+const lastTopic = new WeakMap<RealmState, TopicLinks>();
+
 /** The reference's topic_links: linkifier matches and URLs in a topic. */
 export function topicLinks(realm: RealmState, topic: string): { text: string; url: string }[] {
-  return linkifyTopic(topic, linkifiers(realm));
+  const list = realm.realm.linkifiers;
+  let last = lastTopic.get(realm);
+  if (!last || last.topic !== topic || last.linkifiers !== list) {
+    const links = linkifyTopic(topic, linkifiers(realm));
+    // The entry is changed in place: an old WeakMap given a new value per topic keeps each one.
+    if (last) Object.assign(last, { linkifiers: list, topic, links });
+    else lastTopic.set(realm, (last = { linkifiers: list, topic, links }));
+  }
+  // Copies: the caller's event or view owns its links.
+  return last.links.map((link) => ({ text: link.text, url: link.url }));
 }

@@ -4,6 +4,7 @@ import { VISIBILITY, type VisibilityPolicy } from '../../model/user-topics.js';
 import type { StreamRecord, UserRecord } from '../../model/types.js';
 import type { Shard } from '../../shard/shard.js';
 import { idsUnder } from '../../store/messages.js';
+import { topicIds } from '../../store/topic-ids.js';
 import { userSetting } from '../../model/user-settings.js';
 import { hasContentAccess } from '../streams/access.js';
 import { setTopicVisibility, type VisibilitySink } from './actions.js';
@@ -19,7 +20,7 @@ import { setTopicVisibility, type VisibilitySink } from './actions.js';
  *   follow it, unless they muted or already follow it.
  *
  * The cost is bounded by the sender and the users mentioned, never by the channel's size: one
- * lookup in memory, and for "topics the user starts" one range read of the topic's index.
+ * lookup in memory, and for "topics the user starts" the topic's oldest id (store/topic-ids.ts).
  */
 const ON_PARTICIPATION = 1;
 const ON_SEND = 2;
@@ -28,10 +29,8 @@ const NEVER = 4;
 
 /** Whether the topic had a message the sender could see before message `msgId`. */
 function topicHadMessages(shard: Shard, realm: RealmState, sender: UserRecord, stream: StreamRecord, topic: string, msgId: number): boolean {
-  const prefix = [realm.id, stream.id, topicKey(topic)];
-  if (stream.historyPublicToSubscribers && hasContentAccess(realm, sender, stream)) {
-    return [...idsUnder(shard.store.byTopic, prefix, { max: msgId - 1, limit: 1 })].length > 0;
-  }
+  const prefix: [number, number, string] = [realm.id, stream.id, topicKey(topic)];
+  if (stream.historyPublicToSubscribers && hasContentAccess(realm, sender, stream)) return topicIds(shard.store.byTopic).hasBelow(prefix, msgId, shard.damage);
   // Protected history: only what the sender received counts, so the answer reveals nothing of
   // the messages before they joined.
   for (const [first, last] of realm.intervals(sender.id, stream.id)) {

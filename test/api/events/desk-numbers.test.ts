@@ -4,7 +4,7 @@ import { EventQueue } from '../../../src/api/events/queue.js';
 import { FrontDesks, type DeskPoll } from '../../../src/host/desk.js';
 import type { Reply } from '../../../src/host/dispatch.js';
 import type { Timer } from '../../../src/lib/timer-wheel.js';
-import type { DeskTask, ShardNote } from '../../../src/shard/desk-wire.js';
+import { DESK_ANSWERED, DESK_IDLE, deskTask, type DeskTask, type ShardNote } from '../../../src/shard/desk-wire.js';
 import type { Shard } from '../../../src/shard/shard.js';
 import { RealmState } from '../../../src/model/realm-state.js';
 import { ApiError } from '../../../src/lib/errors.js';
@@ -207,7 +207,7 @@ t.test('a commit delivered between a grant and its answer reaches the desk once,
   read();
   t.same(poll(b), ['between'], 'brought by the grant and by the note, kept once');
 
-  shardDesks.run({ kind: 'deskPoll', queueId: 'qb', lastEventId: undefined, parked: false, newest: 0 });
+  shardDesks.run(deskTask('qb', DESK_ANSWERED, undefined, 0));
   t.equal(b.grantOnItsWay, null, "the desk's first task shows the front end has it: the grant is left alone");
   deliver([b], 'after');
   t.same(h.ids.length, 1, 'a later event goes by the note only');
@@ -252,7 +252,7 @@ t.test('a poll parked with its grant waits at the desk; the note answers it, and
   const q = park(b);
   read();
   q.arrive()!.leave();
-  t.same(sent, [{ kind: 'deskIdle', queueId: 'qb' }], 'a client that leaves lets the queue age');
+  t.same(sent, [deskTask('qb', DESK_IDLE)], 'a client that leaves lets the queue age');
   shardDesks.run(sent[0]);
   t.equal(b.remoteParked, null, 'the shard no longer counts it as polled');
   t.equal(b.grantOnItsWay, null, 'and knows the front end has the desk');
@@ -289,7 +289,7 @@ t.test('an auth note that passes a parked grant: no desk, the poll ends empty, t
   p.arrive();
   t.equal(front.size, 0, 'no desk with credentials that may have changed');
   t.same(p.answered(), [{ status: 200, labels: [] }], 'the poll ends empty, as at a desk the note took away');
-  t.same(sent, [{ kind: 'deskIdle', queueId: 'qa' }], 'and the shard is told');
+  t.same(sent, [deskTask('qa', DESK_IDLE)], 'and the shard is told');
   shardDesks.run(sent[0]);
   t.equal(a.remoteParked, null, 'so the queue ages until the next poll');
   const b = queue('qb');

@@ -3,11 +3,12 @@ import { ShardDesks, type QueueHooks } from '../../../src/api/events/desk.js';
 import { EventQueue } from '../../../src/api/events/queue.js';
 import type { Timer } from '../../../src/lib/timer-wheel.js';
 import type { Shard } from '../../../src/shard/shard.js';
+import { DESK_ANSWERED, DESK_PARKED, deskTask } from '../../../src/shard/desk-wire.js';
 
 /**
  * The shard's side of a desk's poll (api/events/desk.ts run): a parked poll keeps a heartbeat,
  * unless events the desk had not seen were already on their way to it, which answer the poll
- * as they arrive (the desk then sends no deskIdle: host/desk.ts).
+ * as they arrive (the desk then sends no DESK_IDLE: host/desk.ts).
  */
 function setup() {
   const calls: string[] = [];
@@ -29,7 +30,7 @@ function setup() {
 t.test('a poll parked at a desk that has seen every event keeps a heartbeat', async (t) => {
   const { desks, queue, calls } = setup();
   queue.push({ type: 'message' }, 4, 0);
-  desks.run({ kind: 'deskPoll', queueId: 'q1', lastEventId: 4, parked: true, newest: 4 });
+  desks.run(deskTask('q1', DESK_PARKED, 4, 4));
   t.same(calls, ['no expiry', 'heartbeat'], 'parked: the heartbeat runs, the queue does not age');
   t.ok(queue.remoteParked, 'the queue counts as polled');
 });
@@ -39,13 +40,13 @@ t.test('a poll parked below events already sent to the desk is over for the shar
   queue.push({ type: 'message' }, 4, 0);
   queue.push({ type: 'message' }, 5, 0);
   // The desk parked it having seen 4; event 5 was delivered (and sent to the desk) meanwhile.
-  desks.run({ kind: 'deskPoll', queueId: 'q1', lastEventId: 4, parked: true, newest: 4 });
+  desks.run(deskTask('q1', DESK_PARKED, 4, 4));
   t.same(calls, ['expiry'], 'no heartbeat: the queue ages until the next poll');
   t.equal(queue.remoteParked, null, 'the queue does not count as polled');
 });
 
 t.test('a poll answered at the desk lets the queue age', async (t) => {
   const { desks, calls } = setup();
-  desks.run({ kind: 'deskPoll', queueId: 'q1', parked: false, newest: -1 });
+  desks.run(deskTask('q1', DESK_ANSWERED));
   t.same(calls, ['expiry']);
 });

@@ -7,7 +7,7 @@ import { topicIds } from '../../../src/store/topic-ids.js';
 import { startWorld } from './edit-world.js';
 
 /**
- * The topics' newest ids kept in memory (store/topic-ids.ts) against the index itself: each
+ * The topics' newest ids and oldest id kept in memory (store/topic-ids.ts) against the index itself: each
  * kind of write that changes a topic's index is made after the topic has been read (so its
  * entry is there), and then every range is read both ways.
  */
@@ -43,6 +43,12 @@ t.test('topic ids in memory agree with the byTopic index after every kind of wri
     const all = stored(streamId, topic);
     for (const range of ranges(all)) {
       t.same([...cache.ids([realm.id, streamId, topicKey(topic)], range)], stored(streamId, topic, range), `${what}: ${topic} ${JSON.stringify(range)}`);
+    }
+    // What a send asks (api/user-topics/automatic.ts), kept from one call to the next: around
+    // the topic's oldest ids, and past its newest.
+    const first = all.slice(0, 2);
+    for (const id of [0, 1, ...first, ...first.map((x) => x + 1), (all.at(-1) ?? 0) + 1, Number.MAX_SAFE_INTEGER]) {
+      t.equal(cache.hasBelow([realm.id, streamId, topicKey(topic)], id), stored(streamId, topic, { max: id - 1, limit: 1 }).length > 0, `${what}: ${topic} has an id below ${id}`);
     }
     return all;
   };
