@@ -101,21 +101,12 @@ export const DESK_IDLE = 2;
  * acknowledging up to lastEventId (null: none given), as [queueId, state, lastEventId, newest,
  * ...]. One flat array for many polls (the link joins the `desks` tasks queued one after another:
  * link.ts notify), not an object per poll: a message to a 50-member channel brings up to 50 polls,
- * and each object, cloned on one thread and rebuilt on the other, then run as a task of its own
- * (a promise and a catch each), was most of the shard's time per send under P2.
+ * and each object, cloned on one thread and rebuilt on the other, was then run as a task of its own
+ * (a promise and a catch each). It made the shard cheaper per poll; P2's latency did not move
+ * (bench/RESULTS.md, the tail6 session).
  */
 export type DeskTask = { kind: 'desks'; list: (string | number | null)[] };
 
 export function deskTask(queueId: string, state: number, lastEventId?: number, newest = -1): DeskTask {
   return { kind: 'desks', list: [queueId, state, lastEventId ?? null, newest] };
-}
-
-/** A `desks` task's polls, one by one (ShardDesks.run reads the list in place). */
-export function deskEntries(task: DeskTask): { queueId: string; state: number; lastEventId?: number; newest: number }[] {
-  const out: { queueId: string; state: number; lastEventId?: number; newest: number }[] = [];
-  for (let i = 0; i < task.list.length; i += 4) {
-    const last = task.list[i + 2] as number | null;
-    out.push({ queueId: task.list[i] as string, state: task.list[i + 1] as number, ...(last === null ? {} : { lastEventId: last }), newest: task.list[i + 3] as number });
-  }
-  return out;
 }
