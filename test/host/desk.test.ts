@@ -1,8 +1,18 @@
 import t from 'tap';
 import { RateLimiter } from '../../src/lib/rate-limit.js';
 import { FrontDesks, type DeskPoll } from '../../src/host/desk.js';
-import { DESK_ANSWERED, DESK_IDLE, DESK_PARKED, deskEntries, type DeskTask, type Grant } from '../../src/shard/desk-wire.js';
+import { DESK_ANSWERED, DESK_IDLE, DESK_PARKED, type DeskTask, type Grant } from '../../src/shard/desk-wire.js';
 import type { Reply } from '../../src/host/dispatch.js';
+
+/** A `desks` task's polls, one by one, as the shard reads them (api/events/desk.ts run). */
+function deskEntries(task: DeskTask): { queueId: string; state: number; lastEventId?: number; newest: number }[] {
+  const out: { queueId: string; state: number; lastEventId?: number; newest: number }[] = [];
+  for (let i = 0; i < task.list.length; i += 4) {
+    const last = task.list[i + 2] as number | null;
+    out.push({ queueId: task.list[i] as string, state: task.list[i + 1] as number, ...(last === null ? {} : { lastEventId: last }), newest: task.list[i + 3] as number });
+  }
+  return out;
+}
 
 /**
  * The front end's desks on their own (host/desk.ts): what they answer without the shard, what
