@@ -79,10 +79,10 @@ export class BodyArena {
     const start = slot * ARENA_SLOT_BYTES;
     const end = start + run * ARENA_SLOT_BYTES;
     let at = start;
-    // Small pieces are joined and encoded together, big ones encoded as they are: a page of
-    // messages is hundreds of pieces of a few hundred characters, and an encodeInto (and a view
-    // of the arena) for each cost more than the one join it saves (P5 -13 %); a /register's
-    // sections are few and big, and joining them was a copy of the whole body.
+    // Small pieces are joined and encoded together, big ones encoded as they are: a /register's
+    // plain fields are two small pieces each (key, value) among a few big sections, and an
+    // encodeInto (and a view of the arena) per small piece cost more than the join it saves;
+    // joining the big sections too was a copy of the whole body.
     let small: string[] = [];
     const encode = (text: string): boolean => {
       const { read, written } = this.encoder.encodeInto(text, this.bytes.subarray(at, end));

@@ -44,6 +44,9 @@ interface Entry {
 /** byTopic keys are [realmId, streamId, topicKey, msgId]; ids and realm ids hold no colon. */
 const entryKey = (realmId: number, streamId: number, topic: string) => `${realmId}:${streamId}:${topic}`;
 
+/** Whether a failed commit left byTopic (or the whole store) unlike memory: then only the index answers. */
+const indexDamaged = (damage?: DamageMap): boolean => damage !== undefined && damage.tables.size > 0 && (damage.tables.has('byTopic') || damage.tables.has('*'));
+
 export class TopicIds {
   private readonly entries = new Map<string, Entry>();
   /**
@@ -61,7 +64,7 @@ export class TopicIds {
    * damaged byTopic (or store) known, the index is read, which refuses as it should.
    */
   ids(prefix: [number, number, string], range: IdRange, damage?: DamageMap): Iterable<number> {
-    if (damage && damage.tables.size > 0 && (damage.tables.has('byTopic') || damage.tables.has('*'))) return this.read(prefix, range);
+    if (indexDamaged(damage)) return this.read(prefix, range);
     const key = entryKey(prefix[0], prefix[1], prefix[2]);
     let entry = this.entries.get(key);
     if (!entry) entry = this.fill(key, prefix);
@@ -75,7 +78,7 @@ export class TopicIds {
    * of the send's time on the shard.
    */
   hasBelow(prefix: [number, number, string], id: number, damage?: DamageMap): boolean {
-    if (damage && damage.tables.size > 0 && (damage.tables.has('byTopic') || damage.tables.has('*'))) {
+    if (indexDamaged(damage)) {
       for (const _ of this.read(prefix, { max: id - 1, limit: 1 })) return true;
       return false;
     }

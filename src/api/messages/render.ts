@@ -78,10 +78,8 @@ export function topicLinks(realm: RealmState, topic: string): { text: string; ur
   const list = realm.realm.linkifiers;
   let last = lastTopic.get(realm);
   if (!last || last.topic !== topic || last.linkifiers !== list) {
-    const links = linkifyTopic(topic, linkifiers(realm));
-    // The entry is changed in place: an old WeakMap given a new value per topic keeps each one.
-    if (last) Object.assign(last, { linkifiers: list, topic, links });
-    else lastTopic.set(realm, (last = { linkifiers: list, topic, links }));
+    last = { linkifiers: list, topic, links: linkifyTopic(topic, linkifiers(realm)) };
+    lastTopic.set(realm, last);
   }
   // Copies: the caller's event or view owns its links.
   return last.links.map((link) => ({ text: link.text, url: link.url }));
