@@ -12,6 +12,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const main = join(root, 'dist', 'src', 'main.js');
+// V8's compiling tiers are held from here rather than from main.js (src/lib/start-tiers.ts):
+// statting every source below is hot enough for TurboFan, and one compilation costs an idle
+// server 3.5 MB. main.js holds them again (nothing to do) and its release ends both holds.
+const tiers = join(root, 'dist', 'src', 'lib', 'start-tiers.js');
+if (existsSync(tiers)) (await import(pathToFileURL(tiers).href)).holdCompilingTiers();
 // Touched after each build this script runs: tsc leaves unchanged outputs as they were, so
 // their times say nothing about when the build last ran.
 const stamp = join(root, 'dist', '.build-stamp');

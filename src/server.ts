@@ -54,6 +54,12 @@ export interface StartOptions {
    * it before loading this module (main.ts): its child then reads while this process loads.
    */
   loadProbe?: Promise<ProbeReport>;
+  /**
+   * Turns V8's compiling tiers back on (lib/start-tiers.ts; main.ts holds them for the start):
+   * called when the first client connects, or TIERS_HELD_LATEST_MS after the listener opened
+   * if none has.
+   */
+  releaseTiers?: () => void;
 }
 
 export async function startServer(config: Config = loadConfig(), opts: StartOptions = {}): Promise<RunningServer> {
@@ -103,6 +109,12 @@ function answerParserError(err: NodeJS.ErrnoException & { bytesParsed?: number }
 const IDLE_LINGER_MS = 250;
 /** How long a stop still accepts connections the kernel has queued (see close). */
 const ACCEPT_LINGER_MS = 100;
+/**
+ * The latest V8's compiling tiers come back after the start (StartOptions.releaseTiers), for a
+ * server that no client reaches: work of its own (the email gateway's mail, a cluster's, the
+ * admin socket's commands) should not run in the interpreter for long.
+ */
+const TIERS_HELD_LATEST_MS = 60_000;
 /** The latest the storage check after start begins, for a server that is never idle. */
 const STORE_CHECK_LATEST_MS = 30_000;
 
@@ -173,6 +185,8 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
     socket.on('close', () => connections.delete(socket));
   });
   http.on('clientError', answerParserError);
+  // Before the first client's request runs: it is served with every tier.
+  if (opts.releaseTiers) http.once('connection', opts.releaseTiers);
   // Node closes a kept-alive connection after 5 s idle; a client that reuses it at that moment
   // (any client that paused between two requests) sees its request reset, which for a send
   // means not knowing whether it was stored. Clients and proxies keep connections longer, so
@@ -181,6 +195,7 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
   http.keepAliveTimeout = 75_000;
   http.headersTimeout = 80_000;
   const port = await listen(http, config.port, config.bind);
+  if (opts.releaseTiers) setTimeout(opts.releaseTiers, TIERS_HELD_LATEST_MS).unref();
   const resolved = resolveConfig(config, port);
   resolved.shards = Math.max(resolved.shards, directory.shardsInUse());
   const pool = new ShardPool(resolved);

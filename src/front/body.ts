@@ -4,7 +4,7 @@ import { mkdir, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseQueryString } from 'node:querystring';
 import type { Readable } from 'node:stream';
-import busboy from 'busboy';
+import type busboy from 'busboy';
 // Before koa-bodyparser: co-body's qs, which it never calls, stays unloaded.
 import './no-qs.js';
 import bodyParser from 'koa-bodyparser';
@@ -63,6 +63,13 @@ async function saveFile(stream: Readable, dir: string, path: string): Promise<nu
   return size;
 }
 
+/**
+ * busboy, loaded with the first multipart body rather than with the server: zulip-js sends
+ * every POST so, but a server that no such client has reached yet does not hold it (P4).
+ */
+let busboyLoaded: typeof busboy | undefined;
+const loadBusboy = async () => (busboyLoaded ??= (await import('busboy')).default);
+
 const tooLarge = () => new ApiError(`File is larger than this server's configured maximum upload size (${MAX_FILE_UPLOAD_SIZE_MIB} MiB).`);
 
 /** Writing an uploaded file failed (a full disk, an I/O error): nothing was stored. */
@@ -80,7 +87,7 @@ const uploadNotStored = () =>
  * refusal waits for the file writes begun so far to end, so that the caller's clean-up finds
  * every temporary file they made.
  */
-function parseMultipart(ctx: Context, uploadDir: string, files: UploadedFile[], limits: BodyLimits): Promise<Record<string, string>> {
+function parseMultipart(ctx: Context, uploadDir: string, files: UploadedFile[], limits: BodyLimits, makeParser: typeof busboy): Promise<Record<string, string>> {
   return new Promise((resolve, reject) => {
     const fields: Record<string, string> = {};
     const writes: Promise<unknown>[] = [];
@@ -92,7 +99,7 @@ function parseMultipart(ctx: Context, uploadDir: string, files: UploadedFile[], 
     try {
       // One byte over the limit marks a file as too large (busboy truncates at the limit itself).
       // Browsers and the Python bindings send a non-ASCII file name as raw UTF-8.
-      parser = busboy({
+      parser = makeParser({
         headers: ctx.req.headers,
         defParamCharset: 'utf8',
         limits: { fieldSize: limits.bodyBytes + 1, fields: limits.params + 1, fileSize: MAX_FILE_UPLOAD_BYTES + 1, files: MAX_FILES },
@@ -229,7 +236,7 @@ export function paramParser(uploadDir: string, limits: BodyLimits, payload = fal
       if ((ctx.request.length ?? 0) > (multipart ? multipartLimit : limits.bodyBytes) && (multipart || jsonOrForm || payload)) {
         throw bodyTooLarge(multipart ? multipartLimit : limits.bodyBytes);
       }
-      if (multipart) body = await parseMultipart(ctx, uploadDir, files, limits);
+      if (multipart) body = await parseMultipart(ctx, uploadDir, files, limits, busboyLoaded ?? (await loadBusboy()));
       else if (payload && !jsonOrForm) await readPayloadText(ctx, limits.bodyBytes);
       else {
         await parseOther(ctx, async () => undefined);

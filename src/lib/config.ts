@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { rangeProblem } from './address-ranges.js';
 import type { EmailConfig } from './mail.js';
 
@@ -128,10 +130,31 @@ export interface ResolvedConfig extends Config {
 
 export class ConfigError extends Error {}
 
-// Compiled on first use: shard threads import this module for small helpers (notifyConfig) and
-// never validate, and compiling (Ajv's meta-schema first) cost each thread about 150 ms of its start.
+const require = createRequire(import.meta.url);
+
+// Made on first use: shard threads import this module for small helpers (notifyConfig) and
+// never validate. `npm run build` compiles the schema into config-validator.cjs
+// (build/config-validator.ts), so that the main thread never loads Ajv (1.1 MB of its heap);
+// without it, or when the schema has changed since, Ajv compiles it here (its meta-schema
+// first: about 150 ms of the start).
 let validator: ValidateFunction<Config> | null = null;
-const configValidator = () => (validator ??= new Ajv({ allErrors: false }).compile<Config>(JSON.parse(readFileSync(resolve(projectRoot, 'schemas/config.schema.json'), 'utf8'))));
+function configValidator(): ValidateFunction<Config> {
+  if (validator) return validator;
+  const text = readFileSync(resolve(projectRoot, 'schemas/config.schema.json'), 'utf8');
+  const built = builtValidator();
+  if (built?.schemaDigest === createHash('sha256').update(text).digest('hex')) return (validator = built);
+  const { Ajv } = require('ajv') as typeof import('ajv');
+  return (validator = new Ajv({ allErrors: false }).compile<Config>(JSON.parse(text)));
+}
+
+function builtValidator(): (ValidateFunction<Config> & { schemaDigest?: string }) | null {
+  try {
+    return require('./config-validator.cjs') as ValidateFunction<Config> & { schemaDigest?: string };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return null;
+    throw err;
+  }
+}
 
 function readJson(file: string): Record<string, unknown> {
   let text: string;

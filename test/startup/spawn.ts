@@ -21,9 +21,12 @@ export interface ServerProcess {
 
 const LISTENING = /^Stoa listening on http:\/\/(\S+):(\d+) \(data in (.+), (\d+) shards\)$/m;
 
-/** Starts the server; fails if it exits or stays silent for 30 s first. */
-export function spawnServer(t: { teardown(fn: () => unknown): void }, env: Record<string, string>, args: string[] = []): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: cleanEnv({ STOA_SHARDS: '2', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts the server; fails if it exits or stays silent for 30 s first. `launch` is the command
+ * that runs main.js (node, or node with flags of its own).
+ */
+export function spawnServer(t: { teardown(fn: () => unknown): void }, env: Record<string, string>, args: string[] = [], launch: string[] = [process.execPath]): Promise<ServerProcess> {
+  const child = spawn(launch[0], [...launch.slice(1), MAIN, ...args], { env: cleanEnv({ STOA_SHARDS: '2', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.on('data', (c) => { out += c; if (process.env.STOA_TEST_SERVER_STDERR) process.stderr.write(c); });
