@@ -35,6 +35,8 @@ interface Options {
   out?: string;
   profile?: string;
   peer?: string;
+  p2Rate?: string;
+  nodeArgs?: string;
 }
 
 const log = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -81,8 +83,11 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
     // P2 and P3 run at P1's rate: measured here if P1 itself was not asked for.
     const p1Rps = async () => p1?.measured.rps ?? (await sendWithPollers(env)).measured.rps;
     if (want('P2') || want('P3')) {
-      const rps = await p1Rps();
-      await step('P2', () => fanoutLatency(env, rps));
+      // --p2-rate: A/B pairs of P2 at one rate; P1's own rate moves with the machine's load and
+      // with the change measured, and P2's figures with it. P3 compares with P1's rate: measured.
+      const fixed = opts.p2Rate ? Number(opts.p2Rate) * 4 : null;
+      const rps = fixed !== null && !want('P3') ? fixed : await p1Rps();
+      await step('P2', () => fanoutLatency(env, fixed ?? rps));
       await step('P3', () => parkedPolls(env, rps));
     }
     const p5 = await step('P5', () => topicHistory(env));
@@ -114,7 +119,7 @@ async function scenarios(opts: Options, sizes: Sizes, baseline: Measured, want: 
   };
   const { serverEnv } = ownServerEnv();
   // CPU profiles of every server thread (main and shards), written when the server stops.
-  const nodeArgs = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`] : [];
+  const nodeArgs = [...(opts.nodeArgs ?? '').split(' ').filter(Boolean), ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`] : [])];
   // The web app's realm: 1,000 users, 100 channels, 100,000 messages (bench/web.ts).
   if (['W1', 'W2', 'W3'].some(want)) {
     if (!webAvailable()) log('W1-W3 need /usr/bin/chromium: not measured');
@@ -247,6 +252,8 @@ new Command('bench')
   .option('--only <ids>', 'comma-separated scenario ids, e.g. P1,P5')
   .option('--out <dir>', 'where to write the JSON report (default bench/results)')
   .option('--profile <dir>', "write CPU profiles of the server's threads there (own server only)")
+  .option('--p2-rate <sends/s>', "run P2 at this rate instead of a quarter of P1's, measured first")
+  .option('--node-args <flags>', "Node flags for the own server's process, e.g. '--max-semi-space-size=32'")
   .option('--peer <server>', 'compare P1/P2 with another server run the same way: "ejabberd" (bench/README.md)')
   .action((opts: Options) =>
     main(opts).then(

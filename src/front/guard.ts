@@ -45,8 +45,12 @@ export interface Admission {
 }
 
 export interface AddressGuard {
-  /** Counts a request against its address, or throws RATE_LIMIT_HIT. */
-  admit(req: IncomingMessage, address: string, realmFor: (host: string) => DirectoryEntry): Promise<Admission>;
+  /**
+   * Counts a request against its address, or rejects with RATE_LIMIT_HIT. An address within its
+   * limit is admitted at once, not in a promise: a long-poll answered at its desk then runs in
+   * the request's own turn (a promise and an await a poll, the main thread's commonest request).
+   */
+  admit(req: IncomingMessage, address: string, realmFor: (host: string) => DirectoryEntry): Admission | Promise<Admission>;
   /** Counts a password login against its address, or throws RATE_LIMIT_HIT; settle it with the reply. */
   login(address: string): (reply: Reply) => void;
 }
@@ -79,40 +83,50 @@ export function addressGuard(config: ResolvedConfig, pool: ShardPool): AddressGu
       if (!reply.unknownLogin) unknownLogins.withdraw(address, at);
     };
   };
-  if (!enabled || perIp.length === 0) return { admit: async () => NONE, login };
+  if (!enabled || perIp.length === 0) return { admit: () => NONE, login };
   const requests = new RateLimiter(perIp);
+
+  /** Over the limit: only a request its shard authenticates goes on, uncounted. */
+  async function overLimit(req: IncomingMessage, retryAfter: number, headers: Record<string, string>, realmFor: (host: string) => DirectoryEntry): Promise<Admission> {
+    const authorization = req.headers.authorization;
+    const apiKey = API_KEY_PARAM.exec(req.url ?? '')?.[1];
+    const cookie = sessionCookie(req.headers);
+    if (!authorization && apiKey === undefined && !cookie) throw refused(retryAfter, headers);
+    let realm: DirectoryEntry;
+    try {
+      realm = realmFor(req.headers.host ?? '');
+    } catch {
+      throw refused(retryAfter, headers);
+    }
+    const ok = await pool.verify(realm.shard, {
+      realmId: realm.id,
+      authorization,
+      apiKey: apiKey === undefined ? undefined : decodeParam(apiKey),
+      browser: cookie ? browserRequest(req.method ?? 'GET', req.headers) : undefined,
+    });
+    if (!ok) throw refused(retryAfter, headers);
+    return { over: retryAfter, settle: () => undefined };
+  }
 
   return {
     login,
-    async admit(req, address, realmFor) {
+    admit(req, address, realmFor) {
       const { retryAfter, headers } = requests.take(address);
-      const authorization = req.headers.authorization;
-      const apiKey = API_KEY_PARAM.exec(req.url ?? '')?.[1];
-      const cookie = sessionCookie(req.headers);
-      if (retryAfter > 0) {
-        if (!authorization && apiKey === undefined && !cookie) throw refused(retryAfter, headers);
-        // Over the limit: only a request its shard authenticates goes on, uncounted.
-        let realm: DirectoryEntry;
-        try {
-          realm = realmFor(req.headers.host ?? '');
-        } catch {
-          throw refused(retryAfter, headers);
-        }
-        const ok = await pool.verify(realm.shard, {
-          realmId: realm.id,
-          authorization,
-          apiKey: apiKey === undefined ? undefined : decodeParam(apiKey),
-          browser: cookie ? browserRequest(req.method ?? 'GET', req.headers) : undefined,
-        });
-        if (!ok) throw refused(retryAfter, headers);
-        return { over: retryAfter, settle: () => undefined };
-      }
-      return {
-        headers,
-        settle(reply) {
-          if (reply.userId !== undefined) requests.refund(address);
-        },
-      };
+      if (retryAfter > 0) return overLimit(req, retryAfter, headers, realmFor);
+      return new Counted(headers, requests, address);
     },
   };
+}
+
+/** A request counted against its address: given back once its shard has authenticated it. */
+class Counted implements Admission {
+  constructor(
+    readonly headers: Record<string, string>,
+    private readonly requests: RateLimiter,
+    private readonly address: string,
+  ) {}
+
+  settle(reply: Reply): void {
+    if (reply.userId !== undefined) this.requests.refund(this.address);
+  }
 }

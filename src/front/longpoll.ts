@@ -5,7 +5,7 @@ import type { DeskPoll, DeskTicket } from '../host/desk.js';
 import type { ParkAtDesk, ShardPool } from '../host/pool.js';
 import type { DirectoryEntry } from '../store/directory.js';
 import { lastValues, withoutInternal } from './body.js';
-import type { AddressGuard } from './guard.js';
+import type { AddressGuard, Admission } from './guard.js';
 import { clientAddress } from './client-address.js';
 import { noteRoute, noteUser } from './request-log.js';
 import { cancellableRequest, writeFailure, writeJson } from './reply-write.js';
@@ -32,17 +32,20 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
     const path = q < 0 ? url : url.slice(0, q);
     if (path !== PATH && path !== JSON_PATH) return false;
     if (req.headers['transfer-encoding'] || (req.headers['content-length'] && req.headers['content-length'] !== '0')) return false;
-    void poll(req, res, q < 0 ? '' : url.slice(q + 1), path === JSON_PATH);
+    const json = path === JSON_PATH;
+    noteRoute(req, json ? JSON_PATH : PATH);
+    const query = q < 0 ? '' : url.slice(q + 1);
+    const address = clientAddress(req);
+    // Within its address's limit a poll is admitted at once, and one its desk answers is
+    // answered in this turn, without a promise (front/guard.ts).
+    const admission = guard.admit(req, address, realmFor);
+    if (admission instanceof Promise) admission.then((admitted) => poll(req, res, query, json, address, admitted), (err: unknown) => writeFailure(res, err, undefined, PATH));
+    else poll(req, res, query, json, address, admission);
     return true;
   };
 
-  async function poll(req: IncomingMessage, res: ServerResponse, query: string, json: boolean): Promise<void> {
-    let limitHeaders: Record<string, string> | undefined;
-    noteRoute(req, json ? JSON_PATH : PATH);
+  function poll(req: IncomingMessage, res: ServerResponse, query: string, json: boolean, address: string, admission: Admission): void {
     try {
-      const address = clientAddress(req);
-      const admission = await guard.admit(req, address, realmFor);
-      limitHeaders = admission.headers;
       const realm = realmFor(req.headers.host ?? '');
       const parsed = parseQuery(query);
       // Most polls are answered at their queue's desk, without the shard (host/desk.ts). Not the
@@ -52,27 +55,23 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
       const plain = json ? null : plainPoll(parsed);
       const authorization = req.headers.authorization;
       // (Not past the address's limit: the shard checks that the request authenticates.)
-      const deskPoll: DeskPoll | null =
-        plain && authorization && admission.over === undefined
-          ? {
-              realmId: realm.id,
-              authorization,
-              ...plain,
-              answer: (reply: Reply) => {
-                admission.settle(reply);
-                noteUser(req, reply.userId);
-                if (stopping()) res.shouldKeepAlive = false;
-                writeJson(res, reply.status, reply.body, limitHeaders, reply.headers, reply.ascii);
-              },
-            }
-          : null;
+      const deskPoll = plain && authorization && admission.over === undefined ? new FrontPoll(realm.id, authorization, plain, req, res, admission, stopping) : null;
       if (deskPoll) {
         const ticket = pool.deskPoll(realm.shard, deskPoll);
         if (ticket) return leaveOnClose(res, ticket);
       }
+      void toShard(req, res, json, address, admission, realm, parsed, deskPoll);
+    } catch (err) {
+      writeFailure(res, err, admission.headers, PATH);
+    }
+  }
+
+  async function toShard(req: IncomingMessage, res: ServerResponse, json: boolean, address: string, admission: Admission, realm: DirectoryEntry, parsed: Record<string, unknown>, deskPoll: DeskPoll | null): Promise<void> {
+    try {
       // A plain poll the shard would park parks at the queue's new desk, and the shard holds
       // nothing for it (api/events/desk.ts grant).
       const park: ParkAtDesk | undefined = deskPoll ? { poll: deskPoll, ticket: null } : undefined;
+      const authorization = req.headers.authorization;
       const reply = await cancellableRequest(
         pool,
         realm.shard,
@@ -100,10 +99,38 @@ export function longPollHandler(realmFor: (host: string) => DirectoryEntry, pool
       // the next poll straight back, thousands a second until the grace period ends. Closed, the
       // client's reconnect finds no listener and backs off.
       if (stopping()) res.shouldKeepAlive = false;
-      writeJson(res, reply.status, reply.body, limitHeaders, reply.headers);
+      writeJson(res, reply.status, reply.body, admission.headers, reply.headers);
     } catch (err) {
-      writeFailure(res, err, limitHeaders, PATH);
+      writeFailure(res, err, admission.headers, PATH);
     }
+  }
+}
+
+/** A plain poll, as a desk answers it: one object with its parameters and its response, no closure. */
+class FrontPoll implements DeskPoll {
+  readonly queueId: string;
+  readonly lastEventId: number | undefined;
+  readonly dontBlock: boolean;
+
+  constructor(
+    readonly realmId: number,
+    readonly authorization: string,
+    plain: PlainPoll,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly admission: Admission,
+    private readonly stopping: () => boolean,
+  ) {
+    this.queueId = plain.queueId;
+    this.lastEventId = plain.lastEventId;
+    this.dontBlock = plain.dontBlock;
+  }
+
+  answer(reply: Reply): void {
+    this.admission.settle(reply);
+    noteUser(this.req, reply.userId);
+    if (this.stopping()) this.res.shouldKeepAlive = false;
+    writeJson(this.res, reply.status, reply.body, this.admission.headers, reply.headers, reply.ascii);
   }
 }
 
@@ -123,7 +150,13 @@ const CANONICAL_INTEGER = /^(0|-?[1-9]\d{0,14})$/;
  * parameter, which the answer would have to name as ignored; an odd spelling, which may be an
  * error) goes to the shard.
  */
-function plainPoll(params: Record<string, unknown>): { queueId: string; lastEventId?: number; dontBlock: boolean } | null {
+interface PlainPoll {
+  queueId: string;
+  lastEventId?: number;
+  dontBlock: boolean;
+}
+
+function plainPoll(params: Record<string, unknown>): PlainPoll | null {
   let queueId: string | undefined;
   let lastEventId: number | undefined;
   let dontBlock = false;

@@ -44,6 +44,9 @@ interface ListTask {
 
 const isList = (task: unknown): task is ListTask => typeof task === 'object' && task !== null && Array.isArray((task as ListTask).list) && typeof (task as ListTask).kind === 'string';
 
+/** The longest a task sent `later` waits for a post (ShardLink.notify). */
+const LATER_MS = 10;
+
 /** The front end's side: one per shard. */
 export class ShardLink {
   private port: MessagePort | null = null;
@@ -59,6 +62,8 @@ export class ShardLink {
   private readonly free: number[] = [];
   private outbox: Down[] = [];
   private scheduled = false;
+  /** A timer is set for tasks sent `later` (notify). */
+  private laterSet = false;
   private closed = false;
   /** The shard's own notes (numbered 0), and `{kind: 'reset'}` when its thread has ended. */
   onNote: (note: unknown) => void = () => {};
@@ -83,27 +88,49 @@ export class ShardLink {
    * one of its kind queued just before it, so the polls a turn answers at the desks cross as one
    * array, one object to clone and one task to run on the shard; anything queued between them
    * keeps them apart, and so the order.
+   *
+   * `later`: bookkeeping that no answer waits on (the desks' polls: acknowledgements, parked or
+   * not). It goes with the next task that must go now, in its place in the order, or after
+   * LATER_MS at the most: a post costs both threads (the clone, a system call to wake the shard,
+   * a turn of its loop), and under load polls arrive in most turns of the main thread between
+   * two sends, each turn a post of its own for one or two polls.
    */
-  notify(task: unknown): void {
+  notify(task: unknown, later = false): void {
     const last = this.outbox.length > 0 ? this.outbox[this.outbox.length - 1] : undefined;
     if (last && last[0] === 0 && isList(task) && isList(last[1]) && last[1].kind === task.kind) {
       const into = last[1].list;
       for (const item of task.list) into.push(item);
       return;
     }
-    this.send([0, task]);
+    this.send([0, task], later);
   }
 
-  private send(item: Down): void {
+  private send(item: Down, later = false): void {
     if (this.closed) {
       if (item[0] > 0) this.settle([item[0], false, new Error('the shard pool is closed')]);
       return;
     }
     this.outbox.push(item);
     if (this.scheduled) return;
+    if (later) {
+      // One timer at a time: one set before a post that took its tasks fires early, which only
+      // shortens the wait.
+      if (!this.laterSet) {
+        this.laterSet = true;
+        setTimeout(this.flushLater, LATER_MS);
+      }
+      return;
+    }
     this.scheduled = true;
     setImmediate(() => void this.flush());
   }
+
+  private readonly flushLater = (): void => {
+    this.laterSet = false;
+    if (this.closed || this.scheduled || this.outbox.length === 0) return;
+    this.scheduled = true;
+    void this.flush();
+  };
 
   private async flush(): Promise<void> {
     if (!this.port) {

@@ -97,7 +97,7 @@ export class ShardPool {
       serveHashes(hashes.port1);
       return pool.run({ kind: 'link', port, hashPort: hashes.port2 }, { transferList: [port, hashes.port2] });
     }));
-    const desks = (this.desks[index] = new FrontDesks((task) => link.notify(task), this.deskLimiter));
+    const desks = (this.desks[index] = new FrontDesks((task) => link.notify(task, true), this.deskLimiter));
     link.onNote = (note) => desks.note(note as ShardNote);
     if (this.jobsStarted) link.call({ kind: 'startJobs' }).catch(() => undefined);
     return link;

@@ -172,3 +172,37 @@ t.test("the front end's side: list tasks queued one after another cross as one, 
   t.same(ran, [{ kind: 'desks', list: ['q1', 0, 'q2', 1] }, 'send', { kind: 'desks', list: ['q3', 2] }, { kind: 'other', list: ['x', 'y'] }, 'plain', 'plain'], 'each run of a kind joined, nothing moved past a task between');
   link.close();
 });
+
+t.test("the front end's side: tasks sent later wait for the next task that must go, or for the timer, in order", async (t) => {
+  const { ShardLink } = await import('../../src/host/link.js');
+  const posts: unknown[][] = [];
+  const ran: unknown[] = [];
+  const link = new ShardLink(async (port) => {
+    port.on('message', (items: unknown[]) => posts.push(items));
+    serveLink(port, (async (task: unknown) => {
+      ran.push(task);
+      return 'ok';
+    }) as never);
+  });
+  t.equal(await link.call('hello'), 'ok', 'the channel is up');
+  posts.length = 0;
+  ran.length = 0;
+  link.notify({ kind: 'desks', list: ['q1', 0] }, true);
+  await turn();
+  await turn();
+  t.equal(posts.length, 0, 'alone, they are not posted at the end of the turn');
+  link.notify({ kind: 'desks', list: ['q2', 1] }, true);
+  t.equal(await link.call('send'), 'ok', 'a call goes at once');
+  t.equal(posts.length, 1, 'in one post');
+  t.same(ran, [{ kind: 'desks', list: ['q1', 0, 'q2', 1] }, 'send'], 'with the tasks sent later ahead of it, joined');
+  posts.length = 0;
+  ran.length = 0;
+  const sent = performance.now();
+  link.notify({ kind: 'desks', list: ['q3', 2] }, true);
+  await until(() => ran.length >= 1);
+  for (let i = 0; i < 200 && ran.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 2));
+  t.same(ran, [{ kind: 'desks', list: ['q3', 2] }], 'alone, they go when the timer fires');
+  t.ok(performance.now() - sent < 1000, 'within the timer');
+  t.equal(posts.length, 1, 'in one post');
+  link.close();
+});
