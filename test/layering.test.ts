@@ -105,11 +105,13 @@ const MAY_IMPORT: Record<string, string[] | null> = {
   front: ['lib', 'markdown', 'model', 'store', 'shard', 'api-kit', 'api', 'host', 'cluster', 'realms.ts', 'routes.ts', 'zuliprc.ts'],
   'server.ts': null,
   'main.ts': null,
+  // main.ts's body, loaded once V8's compiling tiers are held (lib/start-tiers.ts).
+  'serve.ts': null,
   cli: null,
   // The web app runs in the browser: it talks to the server through the API only.
   web: [],
 };
-const TOP = ['server.ts', 'main.ts', 'cli'];
+const TOP = ['server.ts', 'main.ts', 'serve.ts', 'cli'];
 const TOP_ONLY = ['front', 'cli'];
 const CALLED_FROM_ABOVE = { cluster: [...TOP, 'front'] } as Record<string, string[]>;
 
