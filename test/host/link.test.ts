@@ -144,16 +144,7 @@ t.test("the front end's side: answers reach their callers out of order, numbers 
 });
 
 t.test("the front end's side: list tasks queued one after another cross as one, in order with the rest", async (t) => {
-  const { ShardLink } = await import('../../src/host/link.js');
-  const posts: unknown[][] = [];
-  const ran: unknown[] = [];
-  const link = new ShardLink(async (port) => {
-    port.on('message', (items: unknown[]) => posts.push(items));
-    serveLink(port, (async (task: unknown) => {
-      ran.push(task);
-      return 'ok';
-    }) as never);
-  });
+  const { link, posts, ran } = await recordingLink();
   // Connected first, so that what follows is one turn's outbox.
   t.equal(await link.call('hello'), 'ok', 'the channel is up');
   posts.length = 0;
@@ -174,16 +165,7 @@ t.test("the front end's side: list tasks queued one after another cross as one, 
 });
 
 t.test("the front end's side: tasks sent later wait for the next task that must go, or for the timer, in order", async (t) => {
-  const { ShardLink } = await import('../../src/host/link.js');
-  const posts: unknown[][] = [];
-  const ran: unknown[] = [];
-  const link = new ShardLink(async (port) => {
-    port.on('message', (items: unknown[]) => posts.push(items));
-    serveLink(port, (async (task: unknown) => {
-      ran.push(task);
-      return 'ok';
-    }) as never);
-  });
+  const { link, posts, ran } = await recordingLink();
   t.equal(await link.call('hello'), 'ok', 'the channel is up');
   posts.length = 0;
   ran.length = 0;
@@ -206,3 +188,18 @@ t.test("the front end's side: tasks sent later wait for the next task that must 
   t.equal(posts.length, 1, 'in one post');
   link.close();
 });
+
+/** A link whose shard side records each post and each task it runs, answering 'ok'. */
+async function recordingLink() {
+  const { ShardLink } = await import('../../src/host/link.js');
+  const posts: unknown[][] = [];
+  const ran: unknown[] = [];
+  const link = new ShardLink(async (port) => {
+    port.on('message', (items: unknown[]) => posts.push(items));
+    serveLink(port, (async (task: unknown) => {
+      ran.push(task);
+      return 'ok';
+    }) as never);
+  });
+  return { link, posts, ran };
+}
