@@ -165,3 +165,27 @@ export async function startBaseline(): Promise<{ url: string; stop(): Promise<vo
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * An open loop: `send(k)` for k = 0, 1, ... on schedule, `rate` a second for `seconds`, whether
+ * or not earlier sends have been answered. Resolves with the number sent.
+ */
+export async function openLoop(rate: number, seconds: number, send: (k: number) => void): Promise<number> {
+  let n = 0;
+  const start = performance.now();
+  while (performance.now() - start < seconds * 1000) {
+    const due = Math.floor(((performance.now() - start) / 1000) * rate);
+    while (n < due) send(n++);
+    await sleep(2);
+  }
+  return n;
+}
+
+/**
+ * P2's lead-in, for every server the bench measures: a fifth of the run's length at the same
+ * rate, sent and delivered as the measured sends are but not timed. Without it the first second
+ * of Stoa's P2 (50 queues just registered, the garbage of the run before being collected) had
+ * a p50 of 27 ms against 7 ms after it, and set P2's p99 on a quiet machine; ejabberd's members
+ * had been in the room since its P1.
+ */
+export const leadInSeconds = (seconds: number): number => seconds / 5;

@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import { Latencies, sleep } from '../lib/load.js';
+import { Latencies, leadInSeconds, openLoop, sleep } from '../lib/load.js';
 import { boshClient, tcpClient, type RoomClient } from './xmpp.js';
 import { Ejabberd } from './ejabberd.js';
 
@@ -7,8 +7,8 @@ import { Ejabberd } from './ejabberd.js';
  * Stoa's P1/P2 shape against ejabberd: one room of 50 members all online, 4 of them sending.
  * P1: 32 messages in flight (8 per sender), a message done when its sender has it back from the
  * room (ejabberd's acknowledgement, after its archive has stored it when there is one), for
- * `seconds` after a fifth of that unmeasured. P2: sends at a quarter of P1's rate, open loop;
- * the time from a send until the last of the 50 members has it.
+ * `seconds` after a fifth of that unmeasured. P2: sends at a quarter of P1's rate, open loop, after
+ * a lead-in as Stoa's has (lib/load.ts); the time from a send until the last of the 50 members has it.
  */
 export type Transport = 'tcp' | 'bosh';
 
@@ -86,17 +86,11 @@ export async function ejabberdRun(transport: Transport, archive: boolean, second
       const s = sent.get(Number(m[1]));
       if (s && ++s.got === MEMBERS) lat.add(performance.now() - s.t0);
     };
-    let n = 0;
-    const start = performance.now();
-    while (performance.now() - start < seconds * 1000) {
-      const due = Math.floor(((performance.now() - start) / 1000) * p2rate);
-      while (n < due) {
-        sent.set(n, { t0: performance.now(), got: 0 });
-        clients[n % SENDERS].say(`p2 ${n}`);
-        n++;
-      }
-      await sleep(2);
-    }
+    await openLoop(p2rate, leadInSeconds(seconds), (k) => clients[k % SENDERS].say(`p2 lead-in ${k}`));
+    const n = await openLoop(p2rate, seconds, (k) => {
+      sent.set(k, { t0: performance.now(), got: 0 });
+      clients[k % SENDERS].say(`p2 ${k}`);
+    });
     // Until every message has reached every member (a loaded server with its archive can be
     // seconds behind), or for 30 s at the most: what is still missing then is counted.
     const waitUntil = performance.now() + 30_000;

@@ -28,6 +28,7 @@ t.test('bench --quick runs every scenario and writes its report', async (t) => {
   t.ok(byId.P1.details.eventsDelivered >= byId.P1.details.requests, 'P1: the pollers received the messages');
   t.equal(byId.P2.details.incomplete, 0, `P2: every message reached all 50 pollers (${byId.P2.details.count} of ${byId.P2.details.sent})`);
   t.equal(byId.P2.details.errors, 0, 'P2: every send succeeded');
+  t.ok(byId.P2.details.leadIn > 0 && byId.P2.details.count === byId.P2.details.sent, `P2: a lead-in went first (${byId.P2.details.leadIn} sends), and only the measured sends were timed`);
   t.equal(byId.P3.details.errors, 0, 'P3: every send succeeded with the extra polls parked');
   // Only that they are reported: with the quick run's 300 queues, a collection between the two
   // reads can make the difference negative.
