@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { invalidArgument, invalidJson, missingArgument } from './errors.js';
 import { parseJsonField, type InputLimits } from './input-limits.js';
 
@@ -27,9 +28,22 @@ export interface ParamSchema {
  * union's JSON text is decoded only into the list or object it stands for: `to=true` stays the
  * channel name "true".
  */
-const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: false, strict: false });
-/** For a union's text that is not an integer: ajv would coerce "2.0" into an integer branch. */
-const exactAjv = new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false, strict: false });
+let ajvs: { coercing: Ajv; exact: Ajv } | null = null;
+
+/**
+ * The two validators' compilers, made with the first schema compiled. Ajv is some 60 modules,
+ * which a shard thread loaded during the start, before any request needs one (P7: a start is
+ * mostly module loading); the first request after a start loads it instead.
+ */
+function compilers(): { coercing: Ajv; exact: Ajv } {
+  if (ajvs) return ajvs;
+  const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+  return (ajvs = {
+    coercing: new Ajv({ coerceTypes: true, useDefaults: true, allErrors: false, strict: false }),
+    /** For a union's text that is not an integer: ajv would coerce "2.0" into an integer branch. */
+    exact: new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false, strict: false }),
+  });
+}
 
 interface Compiled {
   validate: ValidateFunction;
@@ -72,6 +86,7 @@ function compile(schema: ParamSchema): Compiled {
     const structured = types.has('array') || types.has('object');
     if (structured) decode.set(name, types.has('string') ? 'maybe-json' : 'json');
   }
+  const ajv = compilers();
   const unions = new Map<string, { coercing: ValidateFunction; exact: ValidateFunction }>();
   const properties: Record<string, Record<string, unknown>> = {};
   for (const [name, prop] of Object.entries(schema.properties)) {
@@ -81,11 +96,11 @@ function compile(schema: ParamSchema): Compiled {
       continue;
     }
     const one = { type: 'object', properties: { [name]: prop } };
-    unions.set(name, { coercing: ajv.compile(one), exact: exactAjv.compile(one) });
+    unions.set(name, { coercing: ajv.coercing.compile(one), exact: ajv.exact.compile(one) });
     properties[name] = {};
   }
   compiled = {
-    validate: ajv.compile({ type: 'object', properties, required: schema.required ?? [] }),
+    validate: ajv.coercing.compile({ type: 'object', properties, required: schema.required ?? [] }),
     unions,
     decode,
     known: new Set(Object.keys(schema.properties)),
