@@ -60,6 +60,12 @@ export interface StartOptions {
    * if none has.
    */
   releaseTiers?: () => void;
+  /**
+   * The shard pool, when the caller made it before loading this module (serve.ts), so that its
+   * threads load their modules while this process loads its own; they wait at its gate until
+   * the checks below have passed (ShardPool.prestart).
+   */
+  pool?: ShardPool;
 }
 
 export async function startServer(config: Config = loadConfig(), opts: StartOptions = {}): Promise<RunningServer> {
@@ -198,7 +204,8 @@ async function start(config: Config, lock: DataDirLock, opts: StartOptions): Pro
   if (opts.releaseTiers) setTimeout(opts.releaseTiers, TIERS_HELD_LATEST_MS).unref();
   const resolved = resolveConfig(config, port);
   resolved.shards = Math.max(resolved.shards, directory.shardsInUse());
-  const pool = new ShardPool(resolved);
+  const pool = opts.pool ?? new ShardPool(config);
+  pool.open(resolved);
   // A cluster node (docs/SCALING.md); loaded only then, with its etcd client.
   const cluster = resolved.cluster ? await clusterNode(resolved, directory, pool, () => front.refreshRealms()) : null;
   const front = createFrontEnd(resolved, directory, pool, cluster ?? undefined);

@@ -2,7 +2,8 @@ import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { MessagePort } from 'node:worker_threads';
 import { serveHashes } from '../lib/hasher.js';
-import type { ResolvedConfig } from '../lib/config.js';
+import { configuredShards, type Config, type ResolvedConfig } from '../lib/config.js';
+import { StartGate } from '../lib/start-gate.js';
 import type { Reply, RequestTask, VerifyTask } from './dispatch.js';
 import type { AdminTask } from './admin.js';
 import { ShardLink } from './link.js';
@@ -49,19 +50,42 @@ export class ShardPool {
   /** The same counter, seen from the main thread. */
   readonly messageIds: MessageIds;
 
-  constructor(private readonly config: ResolvedConfig) {
+  /** Between a thread's modules and its store (lib/start-gate.ts): opened by `open`. */
+  private readonly gate = new StartGate();
+
+  /**
+   * Threads may start before the listener has its port (`prestart`); each waits at the gate
+   * until `open` gives it the port and the shard count, and resolves its config from this one.
+   */
+  constructor(private readonly config: Config) {
     this.idBuffer = MessageIds.buffer(config.cluster ? 0 : NO_LIMIT);
     this.messageIds = new MessageIds(this.idBuffer);
-    this.pools = new Array(config.shards).fill(undefined);
-    this.links = new Array(config.shards).fill(undefined);
-    this.desks = new Array(config.shards).fill(undefined);
-    this.arenas = new Array(config.shards).fill(undefined);
+    const shards = configuredShards(config);
+    this.pools = new Array(shards).fill(undefined);
+    this.links = new Array(shards).fill(undefined);
+    this.desks = new Array(shards).fill(undefined);
+    this.arenas = new Array(shards).fill(undefined);
     const { enabled, perUser } = config.rateLimits;
     this.deskLimiter = enabled && perUser.length > 0 ? new RateLimiter(perUser) : null;
   }
 
   get size(): number {
     return this.pools.length;
+  }
+
+  /**
+   * Starts these shards' threads now, before the start's checks have passed: each loads its
+   * modules, then waits at the gate without touching its store (serve.ts, for a store that
+   * exists: the shards on disk).
+   */
+  prestart(shards: Iterable<number>): void {
+    for (const index of shards) if (index < this.pools.length) this.link(index);
+  }
+
+  /** The start's checks have passed and the listener has its port: threads go on to their stores. */
+  open(resolved: ResolvedConfig): void {
+    for (const list of [this.pools, this.links, this.desks, this.arenas]) while (list.length < resolved.shards) list.push(undefined);
+    this.gate.open(resolved.port, resolved.shards);
   }
 
   /** Set by ready(): shards started from then on run their durable jobs at once. */
@@ -83,7 +107,7 @@ export class ShardPool {
       // Piscina's run- and wait-time histograms, which nothing reads: two of Node's HDR
       // histograms of 352 KB each (malloc'd, partly resident) per pool.
       recordTiming: false,
-      workerData: { index, config: this.config, messageIds: this.idBuffer, bodyArena: arena.buffer },
+      workerData: { index, config: this.config, gate: this.gate.buffer, messageIds: this.idBuffer, bodyArena: arena.buffer },
     });
     this.pools[index] = pool;
     // Piscina re-emits a worker's uncaught error on the pool, and an 'error' event with no

@@ -1,6 +1,7 @@
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { hashThroughPort } from '../lib/hasher.js';
-import type { ResolvedConfig } from '../lib/config.js';
+import { resolveConfig, type Config, type ResolvedConfig } from '../lib/config.js';
+import { StartGate } from '../lib/start-gate.js';
 import { log, setLogLevel } from '../lib/log.js';
 import { runAdmin, type AdminTask } from './admin.js';
 import { dispatch, verifyCredentials, type RequestTask, type VerifyTask } from './dispatch.js';
@@ -15,9 +16,14 @@ import { SERVER_GENERATION } from '../api/events/register-realm.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.js';
 
 /** Piscina entry point: one module instance per shard thread, holding that shard's state. */
-const { index, config, messageIds, bodyArena } = workerData as { index: number; config: ResolvedConfig; messageIds: SharedArrayBuffer; bodyArena?: SharedArrayBuffer };
-setLogLevel(config.logLevel);
+const started = workerData as { index: number; config: Config; gate: SharedArrayBuffer; messageIds: SharedArrayBuffer; bodyArena?: SharedArrayBuffer };
+const { index, messageIds, bodyArena } = started;
 useBodyArena(bodyArena);
+// A thread may start while the main thread is still checking the store (ShardPool.prestart):
+// nothing below the gate runs before those checks have passed.
+const opened = await new StartGate(started.gate).passed();
+const config: ResolvedConfig = { ...resolveConfig(started.config, opened.port), shards: opened.shards };
+setLogLevel(config.logLevel);
 // Password hashes go to the main thread's hashing thread (lib/hasher.ts), over the port that
 // ShardPool sends with the thread's link (its first task).
 let hashPortArrived: (port: MessagePort) => void = () => undefined;

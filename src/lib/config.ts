@@ -342,6 +342,9 @@ export function resolveConfig(config: Config, port: number): ResolvedConfig {
     ...config,
     port,
     externalHost: (config.externalHost ?? `localhost:${port}`).toLowerCase(),
-    shards: config.shards ?? availableParallelism(),
+    shards: configuredShards(config),
   };
 }
+
+/** The shard count the config asks for (a store may use more: server.ts). */
+export const configuredShards = (config: Config): number => config.shards ?? availableParallelism();
