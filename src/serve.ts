@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, unknownVariables, type Config } from './lib/config.js';
 import { log } from './lib/log.js';
 import { DataDirLockedError } from './store/lock.js';
-import { directoryFile, shardFile, shardFolders } from './store/integrity.js';
+import { directoryFile, shardStores } from './store/integrity.js';
 import { probeStores } from './store/probe.js';
 import type { ShardPool } from './host/pool.js';
 
@@ -52,7 +52,7 @@ async function main(releaseTiers: () => void): Promise<void> {
   let pool: ShardPool | undefined;
   if (loadProbe) {
     pool = new (await import('./host/pool.js')).ShardPool(config);
-    pool.prestart(shardFolders(config.dataDir).filter((shard) => existsSync(shardFile(config.dataDir, shard))));
+    pool.prestart(shardStores(config.dataDir));
   }
   const { startServer } = await import('./server.js');
   const server = await startServer(config, { loadProbe, releaseTiers, pool });

@@ -103,6 +103,9 @@ export function shardFolders(dataDir: string): number[] {
     .sort((a, b) => a - b);
 }
 
+/** The shards whose folder holds a store (its data.mdb). */
+export const shardStores = (dataDir: string): number[] => shardFolders(dataDir).filter((shard) => existsSync(shardFile(dataDir, shard)));
+
 /**
  * Before the realm directory is opened: on a data directory that holds any store, the directory
  * must be there (opening creates a missing one, empty, which would forget every realm).
@@ -110,7 +113,7 @@ export function shardFolders(dataDir: string): number[] {
 export function checkDirectoryFile(dataDir: string): void {
   const file = directoryFile(dataDir);
   if (!existsSync(file)) {
-    const stores = shardFolders(dataDir).filter((k) => existsSync(shardFile(dataDir, k)));
+    const stores = shardStores(dataDir);
     if (stores.length === 0) return;
     throw new StoreError(file, `missing, while shards/${stores.join(', shards/')} hold data: the realm directory was removed or moved (restore it, or restore a backup: stoa restore)`);
   }

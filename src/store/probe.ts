@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { existsSync } from 'node:fs';
-import { directoryFile, shardFile, shardFolders } from './integrity.js';
+import { directoryFile, shardFile, shardStores } from './integrity.js';
 import type { ShardTable } from './shard-store.js';
 
 /**
@@ -47,7 +47,7 @@ const CHILD = new URL('./probe-child.js', import.meta.url).pathname;
 /** The stores present: the directory, then each shard that has a data file. */
 function presentStores(dataDir: string): string[] {
   const specs = existsSync(directoryFile(dataDir)) ? ['directory'] : [];
-  for (const shard of shardFolders(dataDir)) if (existsSync(shardFile(dataDir, shard))) specs.push(`shard:${shard}`);
+  for (const shard of shardStores(dataDir)) specs.push(`shard:${shard}`);
   return specs;
 }
 
